@@ -1,0 +1,36 @@
+# Pagoda's entry points. Every target runs the set-up it needs first.
+BUILD_DIR ?= build
+ASAN_DIR ?= build-asan
+JOBS ?= 2
+PROMPT ?= Write a haiku about paged memory.
+PAGODA = $(BUILD_DIR)/src/pagoda/apps/pagoda
+
+.PHONY: setup build generate test test-unit test-python test-sanitize fuzz bench clean
+
+setup:
+	@scripts/setup.sh
+
+build: setup
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake --build $(BUILD_DIR) -j$(JOBS)
+
+generate: build
+	@$(PAGODA) generate --prompt "$(PROMPT)"
+
+test: build
+	@ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure
+	@PAGODA_BIN=$(PAGODA) .venv/bin/python -m pytest -q tests/python
+
+test-sanitize: setup
+	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGODA_SANITIZE=ON >/dev/null
+	@cmake --build $(ASAN_DIR) -j$(JOBS)
+	@ctest --test-dir $(ASAN_DIR) -j$(JOBS) --output-on-failure
+
+fuzz: setup
+	@scripts/fuzz.sh
+
+bench: build
+	@$(BUILD_DIR)/bench/pagoda_bench_kernels
+
+clean:
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-fuzz

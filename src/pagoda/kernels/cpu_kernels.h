@@ -1,0 +1,89 @@
+// The CPU kernels the model is built from. Kernels know nothing of requests:
+// they see flat arrays, weight views and a paged KV cache.
+//
+// Every kernel here has a scalar twin in pagoda::kernels::reference (same
+// signature, no pool argument), which is the test oracle. The functions in
+// pagoda::kernels pick the fastest implementation the CPU supports, once.
+//
+// Batch invariance: each output row depends only on its own input row (and,
+// for attention, its own sequence), never on how many rows are in the batch or
+// how work is split over threads.
+#pragma once
+
+#include <cstdint>
+
+#include "pagoda/tensor/dtype.h"
+
+namespace pagoda {
+class ThreadPool;
+}
+
+namespace pagoda::kernels {
+
+// A read-only weight matrix in GGUF layout: `rows` rows of `cols` elements,
+// each row stored contiguously as DTypeRowBytes(dtype, cols) bytes.
+struct MatrixView {
+  DType dtype;
+  const void* data;
+  int64_t rows;
+  int64_t cols;
+};
+
+// One layer's KV cache, the PagedAttention arena: K and V each
+// [num_blocks][block_size][num_kv_heads][head_dim] of dtype F32 or F16.
+struct KvCacheLayer {
+  DType dtype;
+  void* k;
+  void* v;
+  int64_t num_blocks;
+  int64_t block_size;
+  int64_t num_kv_heads;
+  int64_t head_dim;
+};
+
+// The sequences of one flattened batch, as attention sees them.
+struct AttentionBatch {
+  int64_t num_seqs;
+  const int32_t* query_start_loc;  // [num_seqs + 1]: sequence s owns query rows [qsl[s], qsl[s+1])
+  const int32_t* seq_lens;         // [num_seqs]: context length after this step (cached + new)
+  const int32_t* block_tables;     // [num_seqs][max_blocks_per_seq] block ids
+  int64_t max_blocks_per_seq;
+};
+
+// y[i][j] = sum_k x[i][k] * w[j][k]; x is f32 [m][w.cols], y is f32 [m][w.rows].
+// F32/F16/BF16 weights: f32 accumulation. Quantized weights: each x row is
+// quantized on the fly to Q8_1 (for Q4_1) or Q8_0 (for Q4_0 and Q8_0) and dotted
+// block by block with integer arithmetic, exactly as GGML does.
+void MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool);
+
+// out[i] = row ids[i] of table, dequantized to f32. Ids must be in range.
+void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
+
+// y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * weight, for each of `rows` rows of `dim`.
+void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
+
+// GGML's "normal" RoPE in place on x [tokens][heads][head_dim]: the pair
+// (x[2i], x[2i+1]) of a token at position p turns by p * freq_base^(-2i/head_dim).
+void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+              float freq_base);
+
+// out = silu(gate) * up, elementwise over n.
+void SiluMul(const float* gate, const float* up, int64_t n, float* out);
+
+// y += x, elementwise over n.
+void AddInPlace(float* y, const float* x, int64_t n);
+
+// Writes each token's new K and V ([tokens][num_kv_heads][head_dim], f32) into
+// the cache slot slot_mapping[t] = block_id * block_size + offset.
+void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
+             const KvCacheLayer& cache);
+
+// Causal grouped-query attention over the paged cache. Query row i of sequence
+// s (q_len = qsl[s+1] - qsl[s]) sits at position seq_lens[s] - q_len + i and
+// attends to positions [0, that position], reading K and V only through the
+// sequence's block table. q and out are [tokens][num_heads][head_dim]; head h
+// reads kv head h / (num_heads / num_kv_heads).
+void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                    const AttentionBatch& batch, float scale, float* out, ThreadPool& pool);
+
+}  // namespace pagoda::kernels

@@ -1,0 +1,35 @@
+// The compute thread pool. The calling thread is one of the workers, so a
+// pool of N threads starts N-1 helpers. Helpers sleep on a condition variable
+// between jobs (after a short spin), so nothing burns a core while idle.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+
+namespace pagoda {
+
+class ThreadPool {
+ public:
+  // num_threads <= 0 means one per physical core.
+  explicit ThreadPool(int num_threads);
+  ~ThreadPool();
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+
+  int num_threads() const;
+
+  // Splits [0, n) into at most num_threads() contiguous ranges and runs
+  // fn(begin, end) on each, the caller taking the first. Returns when all are
+  // done. Calls must not nest.
+  void ParallelFor(int64_t n, const std::function<void(int64_t begin, int64_t end)>& fn);
+
+  // Physical cores of this machine (not hyper-threads), at least 1.
+  static int PhysicalCores();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace pagoda
