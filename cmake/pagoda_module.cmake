@@ -15,5 +15,6 @@ function(pagoda_test name)
   target_compile_definitions(${name} PRIVATE
     PAGODA_TEST_MODEL="${PAGODA_DEFAULT_MODEL}"
     PAGODA_FIXTURES_DIR="${PROJECT_SOURCE_DIR}/tests/fixtures")
-  gtest_discover_tests(${name} DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
+  # Prefix test names with the executable so `ctest -R <module>` selects a module.
+  gtest_discover_tests(${name} TEST_PREFIX "${name}." DISCOVERY_TIMEOUT 60 PROPERTIES TIMEOUT 600)
 endfunction()

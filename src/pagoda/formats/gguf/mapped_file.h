@@ -1,0 +1,30 @@
+// A read-only memory mapping of a whole file. Weights are used in place from
+// the mapping, so opening a model costs page-table set-up, not a copy.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+#include <string>
+
+#include "pagoda/base/status.h"
+
+namespace pagoda::gguf {
+
+class MappedFile {
+ public:
+  static StatusOr<std::unique_ptr<MappedFile>> Open(const std::string& path);
+  ~MappedFile();
+  MappedFile(const MappedFile&) = delete;
+  MappedFile& operator=(const MappedFile&) = delete;
+
+  std::span<const uint8_t> bytes() const { return {static_cast<const uint8_t*>(addr_), size_}; }
+
+ private:
+  MappedFile(void* addr, size_t size) : addr_(addr), size_(size) {}
+
+  void* addr_;  // null for an empty file, which cannot be mapped
+  size_t size_;
+};
+
+}  // namespace pagoda::gguf

@@ -1,0 +1,23 @@
+// One tensor's entry in a GGUF file's tensor table.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pagoda/tensor/dtype.h"
+
+namespace pagoda::gguf {
+
+struct TensorInfo {
+  std::string name;
+  DType dtype = DType::kF32;
+  std::vector<int64_t> shape;  // GGML order: shape[0] is the innermost (row length)
+  uint64_t offset = 0;         // from the start of the data section
+  uint64_t nbytes = 0;
+  const uint8_t* data = nullptr;  // points into the file's bytes
+
+  int64_t num_elements() const;
+};
+
+}  // namespace pagoda::gguf
