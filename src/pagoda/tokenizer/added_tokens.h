@@ -1,0 +1,40 @@
+// Finds added tokens (special and user-defined vocabulary entries that are
+// matched verbatim) in text before pre-tokenization. Like Hugging Face's
+// AddedVocabulary, the scan takes the leftmost match, and the longest token
+// among those starting there.
+#pragma once
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "pagoda/tokenizer/tokenizer_spec.h"
+
+namespace pagoda::tokenizer {
+
+class AddedTokenMatcher {
+ public:
+  struct Entry {
+    std::string text;
+    TokenId id;
+    bool special;  // a kControl token: only matched when parsing special tokens
+  };
+
+  // A text segment: either a run of ordinary text (id < 0) or one added token.
+  struct Segment {
+    std::string_view text;
+    TokenId id;
+  };
+
+  explicit AddedTokenMatcher(std::vector<Entry> entries);
+
+  // Splits `text` into ordinary runs and added tokens, in order. Control
+  // tokens are recognized only when `parse_special` is set.
+  void Split(std::string_view text, bool parse_special, std::vector<Segment>* out) const;
+
+ private:
+  // Entries starting with each byte, longest first.
+  std::vector<Entry> by_first_byte_[256];
+};
+
+}  // namespace pagoda::tokenizer

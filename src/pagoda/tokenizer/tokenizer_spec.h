@@ -1,0 +1,41 @@
+// Everything needed to build a Tokenizer, independent of where it came from
+// (a GGUF file, a test, a converter).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace pagoda::tokenizer {
+
+using TokenId = int32_t;
+
+// Values are GGUF's tokenizer.ggml.token_type (llama.cpp's llama_token_type).
+enum class TokenType : int32_t {
+  kUndefined = 0,
+  kNormal = 1,
+  kUnknown = 2,
+  kControl = 3,      // special tokens: BOS, EOS, chat markers; skipped by skip_special_tokens
+  kUserDefined = 4,  // added tokens that are not special: always matched as a whole
+  kUnused = 5,
+  kByte = 6,
+};
+
+struct TokenizerSpec {
+  // tokenizer.ggml.model; only "gpt2" (byte-level BPE) is supported.
+  std::string model = "gpt2";
+  // tokenizer.ggml.pre: which pre-tokenizer regexes to use (pre_tokenizer.h).
+  std::string pre;
+  std::vector<std::string> tokens;       // vocabulary text, in byte-level spelling
+  std::vector<TokenType> token_types;    // empty means all kNormal
+  std::vector<std::string> merges;       // "left right", highest priority first
+  std::optional<TokenId> bos_id;
+  std::optional<TokenId> eos_id;
+  std::optional<TokenId> unk_id;
+  std::optional<TokenId> pad_id;
+  bool add_bos = false;
+  bool add_eos = false;
+};
+
+}  // namespace pagoda::tokenizer
