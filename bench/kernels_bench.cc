@@ -1,0 +1,149 @@
+// Kernel benchmarks at SmolLM2-135M's shapes: the scalar reference
+// (single-threaded), then every kernel set this CPU supports at 1 and 2
+// threads. "scalar" is the reference arithmetic split over the pool.
+//
+//   MatMul Q4_1 [576 -> 1536] for m = 1, 16, 128, 512 (an FFN up projection)
+//   MatMul Q8_0 [576 -> 49152], m = 1 (the output head in decode)
+//   PagedAttention decode, 512 positions, 9 heads over 3 KV heads of 64
+#include <benchmark/benchmark.h>
+
+#include <cmath>
+#include <cstdio>
+#include <memory>
+#include <numeric>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "pagoda/kernels/cpu/kernel_set.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/threading/thread_pool.h"
+
+namespace pagoda::kernels {
+namespace {
+
+std::vector<float> Random(int64_t n, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& f : v) f = dist(rng);
+  return v;
+}
+
+struct Matrix {
+  std::vector<uint8_t> bytes;
+  MatrixView view;
+};
+
+std::shared_ptr<Matrix> MakeMatrix(DType dtype, int64_t rows, int64_t cols) {
+  auto m = std::make_shared<Matrix>();
+  const int64_t row_bytes = DTypeRowBytes(dtype, cols);
+  m->bytes.resize(static_cast<size_t>(rows * row_bytes));
+  for (int64_t r = 0; r < rows; ++r) {
+    const std::vector<float> values = Random(cols, static_cast<uint32_t>(r));
+    reference::QuantizeRow(dtype, values.data(), m->bytes.data() + r * row_bytes, cols);
+  }
+  m->view = {dtype, m->bytes.data(), rows, cols};
+  return m;
+}
+
+void SetFlops(benchmark::State& state, double flops_per_iteration) {
+  state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iteration * 1e-9 * static_cast<double>(state.iterations()),
+                                                 benchmark::Counter::kIsRate);
+}
+
+// set == nullptr runs the single-threaded reference.
+void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, int64_t m,
+                    const cpu::KernelSet* set, int threads) {
+  const std::string full = name + "/" + (set ? set->name : "reference") + "/m:" + std::to_string(m) +
+                           (set ? "/threads:" + std::to_string(threads) : "");
+  benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
+    const int64_t rows = w->view.rows;
+    const int64_t cols = w->view.cols;
+    const std::vector<float> x = Random(m * cols, 1);
+    std::vector<float> y(static_cast<size_t>(m * rows));
+    ThreadPool pool(threads);
+    for (auto _ : state) {
+      if (set) {
+        set->matmul(x.data(), m, w->view, y.data(), pool);
+      } else {
+        reference::MatMul(x.data(), m, w->view, y.data());
+      }
+      benchmark::DoNotOptimize(y.data());
+    }
+    SetFlops(state, 2.0 * static_cast<double>(m * rows * cols));
+  })->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+// One decode step for a single sequence with `context` cached positions.
+void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet* set, int threads) {
+  const std::string full = std::string("PagedAttentionDecode/") + std::string(DTypeName(dtype)) + "/" +
+                           (set ? set->name : "reference") + "/ctx:" + std::to_string(context) +
+                           (set ? "/threads:" + std::to_string(threads) : "");
+  benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
+    const int64_t heads = 9, kv_heads = 3, dim = 64, block = 16;
+    const int64_t blocks = (context + block - 1) / block;
+    const int64_t width = kv_heads * dim;
+    const size_t elem = dtype == DType::kF16 ? 2 : 4;
+    std::vector<uint8_t> k(static_cast<size_t>(blocks * block * width) * elem);
+    std::vector<uint8_t> v(k.size());
+    const KvCacheLayer cache{dtype, k.data(), v.data(), blocks, block, kv_heads, dim};
+    // Blocks in reverse order, so reads are not one contiguous stream.
+    std::vector<int32_t> table(static_cast<size_t>(blocks));
+    std::iota(table.rbegin(), table.rend(), 0);
+    std::vector<int64_t> slots(static_cast<size_t>(context));
+    for (int64_t p = 0; p < context; ++p) slots[p] = table[p / block] * block + p % block;
+    const std::vector<float> kv_values = Random(context * width, 2);
+    reference::WriteKv(kv_values.data(), kv_values.data(), slots.data(), context, cache);
+    const std::vector<float> q = Random(heads * dim, 3);
+    std::vector<float> out(static_cast<size_t>(heads * dim));
+    const int32_t qsl[2] = {0, 1};
+    const int32_t seq_len = static_cast<int32_t>(context);
+    const AttentionBatch batch{1, qsl, &seq_len, table.data(), blocks};
+    ThreadPool pool(threads);
+    for (auto _ : state) {
+      if (set) {
+        set->paged_attention(q.data(), heads, cache, batch, 0.125f, out.data(), pool);
+      } else {
+        reference::PagedAttention(q.data(), heads, cache, batch, 0.125f, out.data());
+      }
+      benchmark::DoNotOptimize(out.data());
+    }
+    SetFlops(state, 4.0 * static_cast<double>(heads * context * dim));  // QK and PV
+  })->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+void RegisterAll() {
+  const auto sets = cpu::SupportedKernelSets();
+  const std::shared_ptr<const Matrix> up = MakeMatrix(DType::kQ4_1, 1536, 576);
+  for (int64_t m : {1, 16, 128, 512}) {
+    RegisterMatMul("MatMulQ4_1_576x1536", up, m, nullptr, 1);
+    for (const cpu::KernelSet* set : sets) {
+      for (int threads : {1, 2}) RegisterMatMul("MatMulQ4_1_576x1536", up, m, set, threads);
+    }
+  }
+  const std::shared_ptr<const Matrix> head = MakeMatrix(DType::kQ8_0, 49152, 576);
+  RegisterMatMul("MatMulQ8_0_576x49152", head, 1, nullptr, 1);
+  for (const cpu::KernelSet* set : sets) {
+    for (int threads : {1, 2}) RegisterMatMul("MatMulQ8_0_576x49152", head, 1, set, threads);
+  }
+  for (DType dtype : {DType::kF16, DType::kF32}) {
+    RegisterDecodeAttention(dtype, 512, nullptr, 1);
+    for (const cpu::KernelSet* set : sets) {
+      for (int threads : {1, 2}) RegisterDecodeAttention(dtype, 512, set, threads);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace pagoda::kernels
+
+int main(int argc, char** argv) {
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  std::printf("active kernel set: %s\n", pagoda::kernels::cpu::ActiveKernelSet().name);
+  pagoda::kernels::RegisterAll();
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

@@ -1,0 +1,225 @@
+// Quantized-weight MatMul panels for AVX2 (see simd_matmul.h for the scheme).
+//
+// A panel is 8 weight rows; lane l of every vector belongs to row j0 + l. For
+// each 32-column block the panel is packed as 8 vectors: vector t holds, in
+// lane l, the 4 weight bytes that meet x bytes 4t..4t+3 of the block. One
+// broadcast of those x bytes then serves all 8 rows, and the per-lane integer
+// sums never need a horizontal reduction.
+#include <immintrin.h>
+
+#include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
+#include "pagoda/kernels/cpu/avx2/avx2_util.h"
+
+namespace pagoda::kernels::cpu::avx2 {
+namespace {
+
+enum class Kind { kQ4_0, kQ4_1, kQ8_0 };
+
+template <Kind K>
+struct Layout;
+template <>
+struct Layout<Kind::kQ4_0> {
+  static constexpr int kBlockBytes = 18;  // d, 16 nibble bytes
+  static constexpr int kQsOffset = 2;
+};
+template <>
+struct Layout<Kind::kQ4_1> {
+  static constexpr int kBlockBytes = 20;  // d, m, 16 nibble bytes
+  static constexpr int kQsOffset = 4;
+};
+template <>
+struct Layout<Kind::kQ8_0> {
+  static constexpr int kBlockBytes = 34;  // d, 32 signed bytes
+  static constexpr int kQsOffset = 2;
+};
+
+// Packed block: kVectors weight vectors, then the 8 scales, then (Q4_1) the 8 minimums.
+// Q8_0 packs |w| in vectors 0-7 and w (for its sign) in vectors 8-15.
+template <Kind K>
+constexpr int kVectors = K == Kind::kQ8_0 ? 16 : 8;
+template <Kind K>
+constexpr int kPackedBytes = kVectors<K> * 32 + (K == Kind::kQ4_1 ? 64 : 32);
+static_assert(kPackedBytes<Kind::kQ8_0> <= kScratchBytesPerBlock);
+static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
+
+// Transposes 4 vectors whose 128-bit lanes hold rows (lane L of v[a] = row a + 4L)
+// so that dword r of out[t] is dword t of row r.
+inline void Transpose4(const __m256i v[4], __m256i out[4]) {
+  const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]);
+  const __m256i t1 = _mm256_unpackhi_epi32(v[0], v[1]);
+  const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]);
+  const __m256i t3 = _mm256_unpackhi_epi32(v[2], v[3]);
+  out[0] = _mm256_unpacklo_epi64(t0, t2);
+  out[1] = _mm256_unpackhi_epi64(t0, t2);
+  out[2] = _mm256_unpacklo_epi64(t1, t3);
+  out[3] = _mm256_unpackhi_epi64(t1, t3);
+}
+
+// 16 bytes at `offset` of every row, arranged so that lane L of v[a] holds row a + 4L.
+inline void LoadRows(const uint8_t* const row[8], int64_t offset, __m256i v[4]) {
+  for (int a = 0; a < 4; ++a) {
+    v[a] = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(row[a + 4] + offset),
+                               reinterpret_cast<const __m128i*>(row[a] + offset));
+  }
+}
+
+// Dwords t of 16 bytes at `offset` in each of the 8 rows, lane r from row r.
+inline void GatherDwords(const uint8_t* const row[8], int64_t offset, __m256i out[4]) {
+  __m256i v[4];
+  LoadRows(row, offset, v);
+  Transpose4(v, out);
+}
+
+// The block's f16 scale (low half of the first dword) of every row, and for
+// Q4_1 the f16 minimum (high half), widened.
+inline void GatherScales(const uint8_t* const row[8], int64_t offset, __m256* d, __m256* m) {
+  __m256i v[4];
+  LoadRows(row, offset, v);
+  const __m256i dm =
+      _mm256_unpacklo_epi64(_mm256_unpacklo_epi32(v[0], v[1]), _mm256_unpacklo_epi32(v[2], v[3]));
+  // packus per 128-bit lane gives [d0-3 m0-3 | d4-7 m4-7]; the permute orders it [d0-7 | m0-7].
+  const __m256i halves = _mm256_permute4x64_epi64(
+      _mm256_packus_epi32(_mm256_and_si256(dm, _mm256_set1_epi32(0xffff)), _mm256_srli_epi32(dm, 16)),
+      0xd8);
+  *d = _mm256_cvtph_ps(_mm256_castsi256_si128(halves));
+  *m = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
+}
+
+template <Kind K>
+void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* packed) {
+  using L = Layout<K>;
+  const int64_t row_bytes = nb * L::kBlockBytes;
+  const uint8_t* row[8];
+  // Lanes past the last row repeat it; their results are never stored.
+  for (int r = 0; r < 8; ++r) row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
+  const __m256i low4 = _mm256_set1_epi8(0x0f);
+  for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
+    const int64_t block = b * L::kBlockBytes;
+    auto* vec = reinterpret_cast<__m256i*>(packed);
+    auto* scales = reinterpret_cast<float*>(packed + kVectors<K> * 32);
+    __m256i o[4];
+    GatherDwords(row, block + L::kQsOffset, o);
+    if constexpr (K == Kind::kQ8_0) {
+      for (int t = 0; t < 4; ++t) {
+        _mm256_store_si256(vec + t, _mm256_abs_epi8(o[t]));
+        _mm256_store_si256(vec + 8 + t, o[t]);
+      }
+      GatherDwords(row, block + L::kQsOffset + 16, o);
+      for (int t = 0; t < 4; ++t) {
+        _mm256_store_si256(vec + 4 + t, _mm256_abs_epi8(o[t]));
+        _mm256_store_si256(vec + 12 + t, o[t]);
+      }
+    } else {
+      // Low nibbles are elements 0-15, high nibbles 16-31.
+      for (int t = 0; t < 4; ++t) {
+        _mm256_store_si256(vec + t, _mm256_and_si256(o[t], low4));
+        _mm256_store_si256(vec + 4 + t, _mm256_and_si256(_mm256_srli_epi16(o[t], 4), low4));
+      }
+    }
+    __m256 d;
+    __m256 m;
+    GatherScales(row, block, &d, &m);
+    _mm256_store_ps(scales, d);
+    if constexpr (K == Kind::kQ4_1) _mm256_store_ps(scales + 8, m);
+  }
+}
+
+// R x rows against one packed panel. Per lane and block this is exactly the
+// reference's float update, on the exact integer block sum.
+template <Kind K, int R>
+void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
+          int64_t ldy, int rows) {
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
+    const auto* vec = reinterpret_cast<const __m256i*>(packed);
+    const auto* scales = reinterpret_cast<const float*>(packed + kVectors<K> * 32);
+    const __m256 dw = _mm256_load_ps(scales);
+    __m256i sumi[R];
+    if constexpr (K == Kind::kQ8_0) {
+      // maddubs needs an unsigned operand: |w| times x carrying w's sign.
+      for (int r = 0; r < R; ++r) sumi[r] = _mm256_setzero_si256();
+      for (int t = 0; t < 8; ++t) {
+        const __m256i wabs = _mm256_load_si256(vec + t);
+        const __m256i wsgn = _mm256_load_si256(vec + 8 + t);
+        for (int r = 0; r < R; ++r) {
+          const __m256i xb = Broadcast32(x.qs + (i0 + r) * x.k + b * 32 + 4 * t);
+          const __m256i p = _mm256_maddubs_epi16(wabs, _mm256_sign_epi8(xb, wsgn));
+          sumi[r] = _mm256_add_epi32(sumi[r], _mm256_madd_epi16(p, ones));
+        }
+      }
+    } else {
+      // 16-bit partial sums cannot overflow: 8 steps of at most 2 * 15 * 127.
+      __m256i s16[R];
+      for (int r = 0; r < R; ++r) s16[r] = _mm256_setzero_si256();
+      for (int t = 0; t < 8; ++t) {
+        const __m256i wt = _mm256_load_si256(vec + t);
+        for (int r = 0; r < R; ++r) {
+          const __m256i xb = Broadcast32(x.qs + (i0 + r) * x.k + b * 32 + 4 * t);
+          s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(wt, xb));
+        }
+      }
+      for (int r = 0; r < R; ++r) sumi[r] = _mm256_madd_epi16(s16[r], ones);
+    }
+    for (int r = 0; r < R; ++r) {
+      const int64_t xb = (i0 + r) * (x.k / 32) + b;
+      const __m256 dx = _mm256_set1_ps(x.d[xb]);
+      if constexpr (K == Kind::kQ4_1) {
+        const __m256 mw = _mm256_load_ps(scales + 8);
+        const __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw, dx), _mm256_cvtepi32_ps(sumi[r]));
+        acc[r] = _mm256_add_ps(acc[r], _mm256_add_ps(t, _mm256_mul_ps(mw, _mm256_set1_ps(x.s[xb]))));
+      } else if constexpr (K == Kind::kQ4_0) {
+        // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
+        const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(8 * x.sum[xb]));
+        acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), dw), dx));
+      } else {
+        acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_cvtepi32_ps(sumi[r]), _mm256_mul_ps(dw, dx)));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    float* dst = y + (i0 + r) * ldy;
+    if (rows == 8) {
+      _mm256_storeu_ps(dst, acc[r]);
+    } else {
+      _mm256_maskstore_ps(dst, FirstLanes(rows), acc[r]);
+    }
+  }
+}
+
+template <Kind K>
+void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+            void* scratch, float* y) {
+  const int64_t nb = w.cols / 32;
+  auto* packed = static_cast<uint8_t*>(scratch);
+  for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
+    const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
+    PackPanel<K>(w, j0, rows, nb, packed);
+    int64_t i = 0;
+    for (; i + 4 <= x.m; i += 4) Tile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
+    switch (x.m - i) {
+      case 3: Tile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      case 2: Tile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      case 1: Tile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ4_0>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ4_1>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ8_0>(x, w, row_begin, row_end, scratch, y);
+}
+
+}  // namespace pagoda::kernels::cpu::avx2

@@ -1,0 +1,33 @@
+// Kernels for x86-64 with AVX-512 F/BW/VL and VNNI (plus AVX2/FMA/F16C), in
+// translation units built with those -m flags. Call only after checking the CPU.
+// Activation quantization is shared with the AVX2 set.
+#pragma once
+
+#include <cstdint>
+
+#include "pagoda/kernels/cpu/attention_plan.h"
+#include "pagoda/kernels/cpu/simd_matmul.h"
+
+namespace pagoda::kernels::cpu::avx512 {
+
+constexpr int kPanelRows = 16;
+// Largest packed block: Q4_1's 8 vectors of 64 bytes plus 16 scales and 16 minimums.
+constexpr int64_t kScratchBytesPerBlock = 8 * 64 + 2 * 64;
+
+void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+
+void PanelsF32(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
+               float* y);
+void PanelsF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
+               float* y);
+void PanelsBF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                float* y);
+
+void AttendRow(const AttendRowArgs& args);
+
+}  // namespace pagoda::kernels::cpu::avx512

@@ -1,0 +1,241 @@
+// Quantized-weight MatMul panels for AVX-512 VNNI (see simd_matmul.h).
+//
+// A panel is 16 weight rows; lane l of every vector belongs to row j0 + l.
+// Each 32-column block is unpacked into 8 vectors: vector t holds, in lane l, the
+// 4 unsigned weight bytes that meet x bytes 4t..4t+3, so one VPDPBUSD with
+// those x bytes broadcast adds 4 products to all 16 rows' exact block sums.
+// VPDPBUSD multiplies unsigned by signed bytes: Q4 nibbles are unsigned
+// already (Q4_0's -8 offset is applied as -8 * sum(q)), and Q8_0 weights are
+// stored as w + 128 with 128 * sum(q) subtracted afterwards.
+
+#include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
+#include "pagoda/kernels/cpu/avx512/avx512_util.h"
+
+namespace pagoda::kernels::cpu::avx512 {
+namespace {
+
+enum class Kind { kQ4_0, kQ4_1, kQ8_0 };
+
+template <Kind K>
+struct Layout;
+template <>
+struct Layout<Kind::kQ4_0> {
+  static constexpr int kBlockBytes = 18;  // d, 16 nibble bytes
+  static constexpr int kQsOffset = 2;
+};
+template <>
+struct Layout<Kind::kQ4_1> {
+  static constexpr int kBlockBytes = 20;  // d, m, 16 nibble bytes
+  static constexpr int kQsOffset = 4;
+};
+template <>
+struct Layout<Kind::kQ8_0> {
+  static constexpr int kBlockBytes = 34;  // d, 32 signed bytes
+  static constexpr int kQsOffset = 2;
+};
+
+// Packed block: 8 weight vectors, the 16 scales, then (Q4_1) the 16 minimums.
+template <Kind K>
+constexpr int kPackedBytes = 8 * 64 + (K == Kind::kQ4_1 ? 128 : 64);
+static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
+
+// 16 bytes at `offset` of every row, arranged so that 128-bit lane L of v[a]
+// holds row a + 4L.
+inline void LoadRows(const uint8_t* const row[16], int64_t offset, __m512i v[4]) {
+  for (int a = 0; a < 4; ++a) {
+    __m512i z = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a] + offset)));
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a + 4] + offset)), 1);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a + 8] + offset)), 2);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a + 12] + offset)), 3);
+    v[a] = z;
+  }
+}
+
+// Dword t of the 16 bytes at `offset` of every row, into lane r of out[t]: a
+// 4x4 dword transpose within 128-bit lanes leaves row 4L + a at dword 4L + a.
+inline void GatherDwords(const uint8_t* const row[16], int64_t offset, __m512i out[4]) {
+  __m512i v[4];
+  LoadRows(row, offset, v);
+  const __m512i t0 = _mm512_unpacklo_epi32(v[0], v[1]);
+  const __m512i t1 = _mm512_unpackhi_epi32(v[0], v[1]);
+  const __m512i t2 = _mm512_unpacklo_epi32(v[2], v[3]);
+  const __m512i t3 = _mm512_unpackhi_epi32(v[2], v[3]);
+  out[0] = _mm512_unpacklo_epi64(t0, t2);
+  out[1] = _mm512_unpackhi_epi64(t0, t2);
+  out[2] = _mm512_unpacklo_epi64(t1, t3);
+  out[3] = _mm512_unpackhi_epi64(t1, t3);
+}
+
+// The first dword of the block in every row: the f16 scale in its low half
+// and, for Q4_1, the f16 minimum in its high half.
+inline __m512i GatherScaleDwords(const uint8_t* const row[16], int64_t offset) {
+  __m512i v[4];
+  LoadRows(row, offset, v);
+  return _mm512_unpacklo_epi64(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpacklo_epi32(v[2], v[3]));
+}
+
+inline __m512 LowHalves(__m512i dwords) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(dwords)); }
+
+// One block of a panel, unpacked for VPDPBUSD: vector t holds in lane l the
+// 4 unsigned weight bytes of row l that meet x bytes 4t..4t+3.
+struct Block {
+  __m512i w[8];
+  __m512 d;  // scales
+  __m512 m;  // minimums (Q4_1)
+};
+
+// The 16 rows of a panel; lanes past the last row repeat it, and their
+// results are never stored.
+struct PanelRows {
+  const uint8_t* row[16];
+  PanelRows(const MatrixView& w, int64_t j0, int rows, int64_t row_bytes) {
+    for (int r = 0; r < 16; ++r) {
+      row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
+    }
+  }
+};
+
+template <Kind K>
+inline void UnpackBlock(const PanelRows& p, int64_t b, Block* out) {
+  using L = Layout<K>;
+  const int64_t block = b * L::kBlockBytes;
+  __m512i o[4];
+  GatherDwords(p.row, block + L::kQsOffset, o);
+  if constexpr (K == Kind::kQ8_0) {
+    const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
+    for (int t = 0; t < 4; ++t) out->w[t] = _mm512_xor_si512(o[t], bias);
+    GatherDwords(p.row, block + L::kQsOffset + 16, o);
+    for (int t = 0; t < 4; ++t) out->w[4 + t] = _mm512_xor_si512(o[t], bias);
+  } else {
+    // Low nibbles are elements 0-15, high nibbles 16-31.
+    const __m512i low4 = _mm512_set1_epi8(0x0f);
+    for (int t = 0; t < 4; ++t) {
+      out->w[t] = _mm512_and_si512(o[t], low4);
+      out->w[4 + t] = _mm512_and_si512(_mm512_srli_epi16(o[t], 4), low4);
+    }
+  }
+  const __m512i dm = GatherScaleDwords(p.row, block);
+  out->d = LowHalves(dm);
+  if constexpr (K == Kind::kQ4_1) out->m = LowHalves(_mm512_srli_epi32(dm, 16));
+}
+
+// Packed scratch: per block the 8 vectors, the scales, then (Q4_1) the minimums.
+template <Kind K>
+inline void StoreBlock(const Block& blk, uint8_t* packed) {
+  auto* vec = reinterpret_cast<__m512i*>(packed);
+  for (int t = 0; t < 8; ++t) _mm512_store_si512(vec + t, blk.w[t]);
+  auto* scales = reinterpret_cast<float*>(packed + 8 * 64);
+  _mm512_store_ps(scales, blk.d);
+  if constexpr (K == Kind::kQ4_1) _mm512_store_ps(scales + 16, blk.m);
+}
+
+template <Kind K>
+inline void LoadBlock(const uint8_t* packed, Block* blk) {
+  const auto* vec = reinterpret_cast<const __m512i*>(packed);
+  for (int t = 0; t < 8; ++t) blk->w[t] = _mm512_load_si512(vec + t);
+  const auto* scales = reinterpret_cast<const float*>(packed + 8 * 64);
+  blk->d = _mm512_load_ps(scales);
+  if constexpr (K == Kind::kQ4_1) blk->m = _mm512_load_ps(scales + 16);
+}
+
+// R x rows against a panel whose blocks come from next_block(b, &blk). Per
+// lane and block this is exactly the reference's float update, on the exact
+// integer block sum.
+template <Kind K, int R, typename NextBlock>
+void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
+          int64_t ldy, int rows) {
+  __m512 acc[R];
+  for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b) {
+    Block blk;
+    next_block(b, &blk);
+    for (int r = 0; r < R; ++r) {
+      const int8_t* xq = x.qs + (i0 + r) * x.k + b * 32;
+      // Two independent chains halve the VPDPBUSD latency on the critical path.
+      __m512i s0 = _mm512_setzero_si512();
+      __m512i s1 = _mm512_setzero_si512();
+      for (int t = 0; t < 8; t += 2) {
+        s0 = _mm512_dpbusd_epi32(s0, blk.w[t], _mm512_set1_epi32(Load32(xq + 4 * t)));
+        s1 = _mm512_dpbusd_epi32(s1, blk.w[t + 1], _mm512_set1_epi32(Load32(xq + 4 * t + 4)));
+      }
+      __m512i sumi = _mm512_add_epi32(s0, s1);
+      const int64_t xb = (i0 + r) * (x.k / 32) + b;
+      const __m512 dx = _mm512_set1_ps(x.d[xb]);
+      if constexpr (K == Kind::kQ4_1) {
+        const __m512 t = _mm512_mul_ps(_mm512_mul_ps(blk.d, dx), _mm512_cvtepi32_ps(sumi));
+        acc[r] = _mm512_add_ps(acc[r], _mm512_add_ps(t, _mm512_mul_ps(blk.m, _mm512_set1_ps(x.s[xb]))));
+      } else if constexpr (K == Kind::kQ4_0) {
+        // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
+        sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(8 * x.sum[xb]));
+        acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sumi), blk.d), dx));
+      } else {
+        // sum(w * q) = sum((w + 128) * q) - 128 * sum(q)
+        sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(128 * x.sum[xb]));
+        acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(blk.d, dx)));
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
+}
+
+// Up to 4 x rows: unpack each block straight into registers for one tile.
+template <Kind K, int R>
+void FusedTile(const PanelRows& p, const QuantizedRows& x, int64_t nb, float* y, int64_t ldy, int rows) {
+  Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
+}
+
+template <Kind K, int R>
+void PackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
+                int64_t ldy, int rows) {
+  Tile<K, R>([&](int64_t b, Block* blk) { LoadBlock<K>(packed + b * kPackedBytes<K>, blk); }, x, i0, nb,
+             y, ldy, rows);
+}
+
+template <Kind K>
+void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+            void* scratch, float* y) {
+  const int64_t nb = w.cols / 32;
+  auto* packed = static_cast<uint8_t*>(scratch);
+  for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
+    const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
+    const PanelRows p(w, j0, rows, nb * Layout<K>::kBlockBytes);
+    switch (x.m) {
+      case 1: FusedTile<K, 1>(p, x, nb, y + j0, w.rows, rows); continue;
+      case 2: FusedTile<K, 2>(p, x, nb, y + j0, w.rows, rows); continue;
+      case 3: FusedTile<K, 3>(p, x, nb, y + j0, w.rows, rows); continue;
+      case 4: FusedTile<K, 4>(p, x, nb, y + j0, w.rows, rows); continue;
+      default: break;
+    }
+    // More rows: unpack the panel once into scratch and stream all x rows past it.
+    for (int64_t b = 0; b < nb; ++b) {
+      Block blk;
+      UnpackBlock<K>(p, b, &blk);
+      StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
+    }
+    int64_t i = 0;
+    for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
+    switch (x.m - i) {
+      case 3: PackedTile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      case 2: PackedTile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      case 1: PackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      default: break;
+    }
+  }
+}
+
+}  // namespace
+
+void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ4_0>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ4_1>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ8_0>(x, w, row_begin, row_end, scratch, y);
+}
+
+}  // namespace pagoda::kernels::cpu::avx512

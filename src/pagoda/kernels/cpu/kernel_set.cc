@@ -1,0 +1,97 @@
+#include "pagoda/kernels/cpu/kernel_set.h"
+
+#include <vector>
+
+#include "pagoda/kernels/cpu/attention_plan.h"
+#include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
+#include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
+#include "pagoda/kernels/cpu/reference/attend_row.h"
+#include "pagoda/kernels/cpu/reference/matmul_rows.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/threading/thread_pool.h"
+
+namespace pagoda::kernels::cpu {
+namespace {
+
+// The scalar set: reference arithmetic, threaded the same way as the SIMD sets.
+void ScalarMatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool) {
+  if (m <= 0) return;
+  const reference::MatMulActivations a = reference::PrepareActivations(x, m, w);
+  pool.ParallelFor(w.rows, [&](int64_t begin, int64_t end) { reference::MatMulRows(a, w, begin, end, y); });
+}
+
+void ScalarAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                     const AttentionBatch& batch, float scale, float* out, ThreadPool& pool) {
+  RunPagedAttention(q, num_heads, cache, batch, scale, out, reference::AttendRow, &pool);
+}
+
+constexpr SimdMatMulOps kAvx2MatMul = {
+    avx2::kPanelRows, avx2::kScratchBytesPerBlock, avx2::QuantizeRows, avx2::PanelsQ4_0,
+    avx2::PanelsQ4_1, avx2::PanelsQ8_0, avx2::PanelsF32, avx2::PanelsF16, avx2::PanelsBF16,
+};
+constexpr SimdMatMulOps kAvx512MatMul = {
+    avx512::kPanelRows, avx512::kScratchBytesPerBlock, avx2::QuantizeRows, avx512::PanelsQ4_0,
+    avx512::PanelsQ4_1, avx512::PanelsQ8_0, avx512::PanelsF32, avx512::PanelsF16, avx512::PanelsBF16,
+};
+
+void Avx2MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool) {
+  SimdMatMul(kAvx2MatMul, x, m, w, y, pool);
+}
+void Avx512MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool) {
+  SimdMatMul(kAvx512MatMul, x, m, w, y, pool);
+}
+void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                   const AttentionBatch& batch, float scale, float* out, ThreadPool& pool) {
+  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx2::AttendRow, &pool);
+}
+void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                     const AttentionBatch& batch, float scale, float* out, ThreadPool& pool) {
+  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx512::AttendRow, &pool);
+}
+
+// The elementwise kernels, norms, RoPE and gathers touch a few thousand
+// floats per token and are memory-bound, so every set uses the reference
+// versions; only MatMul and attention have per-ISA code.
+constexpr KernelSet kScalar = {
+    "scalar", ScalarMatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
+    reference::SiluMul, reference::AddInPlace, reference::WriteKv, ScalarAttention, nullptr,
+};
+constexpr KernelSet kAvx2 = {
+    "avx2", Avx2MatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
+    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx2Attention, &kAvx2MatMul,
+};
+constexpr KernelSet kAvx512 = {
+    "avx512", Avx512MatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
+    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx512Attention, &kAvx512MatMul,
+};
+
+bool HasAvx2() {
+  return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+         __builtin_cpu_supports("f16c");
+}
+
+bool HasAvx512() {
+  return HasAvx2() && __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+         __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+}
+
+std::vector<const KernelSet*> DetectSets() {
+  std::vector<const KernelSet*> sets = {&kScalar};
+  if (HasAvx2()) sets.push_back(&kAvx2);
+  if (HasAvx512()) sets.push_back(&kAvx512);
+  return sets;
+}
+
+}  // namespace
+
+std::span<const KernelSet* const> SupportedKernelSets() {
+  static const std::vector<const KernelSet*> sets = DetectSets();
+  return sets;
+}
+
+const KernelSet& ActiveKernelSet() {
+  static const KernelSet& active = *SupportedKernelSets().back();
+  return active;
+}
+
+}  // namespace pagoda::kernels::cpu

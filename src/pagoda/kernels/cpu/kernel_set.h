@@ -1,0 +1,36 @@
+// The implementations of cpu_kernels.h available in this build, one set per
+// instruction set. pagoda::kernels uses the best set the CPU supports,
+// chosen once; tests and benchmarks can run every supported set.
+#pragma once
+
+#include <cstdint>
+#include <span>
+
+#include "pagoda/kernels/cpu_kernels.h"
+#include "pagoda/kernels/cpu/simd_matmul.h"
+
+namespace pagoda::kernels::cpu {
+
+struct KernelSet {
+  const char* name;  // "scalar", "avx2", "avx512"
+  void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool);
+  void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
+  void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
+  void (*rope_norm)(float* x, const int32_t* positions, int64_t tokens, int64_t heads,
+                    int64_t head_dim, float freq_base);
+  void (*silu_mul)(const float* gate, const float* up, int64_t n, float* out);
+  void (*add_in_place)(float* y, const float* x, int64_t n);
+  void (*write_kv)(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
+                   const KvCacheLayer& cache);
+  void (*paged_attention)(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                          const AttentionBatch& batch, float scale, float* out, ThreadPool& pool);
+  // The SIMD MatMul pieces, for tests; null for the scalar set.
+  const SimdMatMulOps* simd;
+};
+
+// Every set this CPU can run, scalar first, best last.
+std::span<const KernelSet* const> SupportedKernelSets();
+// The best of them, chosen on first use.
+const KernelSet& ActiveKernelSet();
+
+}  // namespace pagoda::kernels::cpu

@@ -1,0 +1,45 @@
+// RmsNorm and RoPE in GGML's arithmetic order, so values track llama.cpp.
+#include <cmath>
+
+#include "pagoda/base/check.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
+
+namespace pagoda::kernels::reference {
+
+void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y) {
+  PAGODA_CHECK(dim > 0);
+  for (int64_t r = 0; r < rows; ++r, x += dim, y += dim) {
+    // Squares are rounded to f32 and summed in double, as ggml_compute_forward_rms_norm does.
+    double sum = 0.0;
+    for (int64_t i = 0; i < dim; ++i) sum += static_cast<double>(x[i] * x[i]);
+    const float mean = static_cast<float>(sum / static_cast<double>(dim));
+    const float scale = 1.0f / std::sqrt(mean + eps);
+    // GGML scales, then multiplies by the weight in a separate op.
+    for (int64_t i = 0; i < dim; ++i) y[i] = (x[i] * scale) * weight[i];
+  }
+}
+
+void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+              float freq_base) {
+  PAGODA_CHECK(head_dim % 2 == 0);
+  const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(head_dim));
+  for (int64_t t = 0; t < tokens; ++t) {
+    float* token = x + t * heads * head_dim;
+    // Angles by repeated multiplication, like ggml_rope_cache_init, rather than
+    // one pow per pair; the two differ in the last bits.
+    float theta = static_cast<float>(positions[t]);
+    for (int64_t i = 0; i < head_dim; i += 2, theta *= theta_scale) {
+      const float c = std::cos(theta);
+      const float s = std::sin(theta);
+      for (int64_t h = 0; h < heads; ++h) {
+        float* pair = token + h * head_dim + i;
+        const float x0 = pair[0];
+        const float x1 = pair[1];
+        pair[0] = x0 * c - x1 * s;
+        pair[1] = x0 * s + x1 * c;
+      }
+    }
+  }
+}
+
+}  // namespace pagoda::kernels::reference

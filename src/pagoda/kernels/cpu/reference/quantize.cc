@@ -1,0 +1,179 @@
+// Row conversions between f32 and the storage types, following GGML's
+// reference quantize_row_* / dequantize_row_* arithmetic.
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+#include "pagoda/base/check.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/tensor/half.h"
+
+namespace pagoda::kernels::reference {
+namespace {
+
+constexpr int kHalf = kQuantBlock / 2;
+
+int64_t Blocks(int64_t n) {
+  PAGODA_CHECK_MSG(n % kQuantBlock == 0, "row length must be a multiple of 32");
+  return n / kQuantBlock;
+}
+
+// The scale GGML uses for 8-bit blocks: amax / 127, and its inverse (0 for an all-zero block).
+float Q8Scale(const float* x, float* inverse) {
+  float amax = 0.0f;
+  for (int j = 0; j < kQuantBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
+  const float d = amax / 127.0f;
+  *inverse = d != 0.0f ? 1.0f / d : 0.0f;
+  return d;
+}
+
+}  // namespace
+
+void QuantizeRowQ8_0(const float* x, BlockQ8_0* y, int64_t n) {
+  const int64_t nb = Blocks(n);
+  for (int64_t b = 0; b < nb; ++b, x += kQuantBlock) {
+    float id = 0.0f;
+    const float d = Q8Scale(x, &id);
+    y[b].d = F32ToF16(d);
+    for (int j = 0; j < kQuantBlock; ++j) y[b].qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+  }
+}
+
+void QuantizeRowQ8_1(const float* x, BlockQ8_1* y, int64_t n) {
+  const int64_t nb = Blocks(n);
+  for (int64_t b = 0; b < nb; ++b, x += kQuantBlock) {
+    float id = 0.0f;
+    const float d = Q8Scale(x, &id);
+    y[b].d = F32ToF16(d);
+    int sum = 0;
+    for (int j = 0; j < kQuantBlock; ++j) {
+      y[b].qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+      sum += y[b].qs[j];
+    }
+    // GGML stores s from the unrounded d, not the f16 one.
+    y[b].s = F32ToF16(static_cast<float>(sum) * d);
+  }
+}
+
+void QuantizeRowQ4_0(const float* x, BlockQ4_0* y, int64_t n) {
+  const int64_t nb = Blocks(n);
+  for (int64_t b = 0; b < nb; ++b, x += kQuantBlock) {
+    // The value of largest magnitude maps to -8, so its sign picks the scale's sign.
+    float amax = 0.0f;
+    float max = 0.0f;
+    for (int j = 0; j < kQuantBlock; ++j) {
+      if (amax < std::fabs(x[j])) {
+        amax = std::fabs(x[j]);
+        max = x[j];
+      }
+    }
+    const float d = max / -8.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    y[b].d = F32ToF16(d);
+    for (int j = 0; j < kHalf; ++j) {
+      const int lo = std::min(15, static_cast<int>(static_cast<int8_t>(x[j] * id + 8.5f)));
+      const int hi = std::min(15, static_cast<int>(static_cast<int8_t>(x[j + kHalf] * id + 8.5f)));
+      y[b].qs[j] = static_cast<uint8_t>(lo | (hi << 4));
+    }
+  }
+}
+
+void QuantizeRowQ4_1(const float* x, BlockQ4_1* y, int64_t n) {
+  const int64_t nb = Blocks(n);
+  for (int64_t b = 0; b < nb; ++b, x += kQuantBlock) {
+    float lo = x[0];
+    float hi = x[0];
+    for (int j = 1; j < kQuantBlock; ++j) {
+      lo = std::min(lo, x[j]);
+      hi = std::max(hi, x[j]);
+    }
+    const float d = (hi - lo) / 15.0f;
+    const float id = d != 0.0f ? 1.0f / d : 0.0f;
+    y[b].d = F32ToF16(d);
+    y[b].m = F32ToF16(lo);
+    for (int j = 0; j < kHalf; ++j) {
+      const int q0 = std::min(15, static_cast<int>(static_cast<int8_t>((x[j] - lo) * id + 0.5f)));
+      const int q1 = std::min(15, static_cast<int>(static_cast<int8_t>((x[j + kHalf] - lo) * id + 0.5f)));
+      y[b].qs[j] = static_cast<uint8_t>(q0 | (q1 << 4));
+    }
+  }
+}
+
+void QuantizeRowF16(const float* x, f16_bits* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = F32ToF16(x[i]);
+}
+
+void QuantizeRowBF16(const float* x, bf16_bits* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = F32ToBF16(x[i]);
+}
+
+void QuantizeRow(DType type, const float* x, void* y, int64_t n) {
+  switch (type) {
+    case DType::kF32: std::memcpy(y, x, static_cast<size_t>(n) * sizeof(float)); return;
+    case DType::kF16: QuantizeRowF16(x, static_cast<f16_bits*>(y), n); return;
+    case DType::kBF16: QuantizeRowBF16(x, static_cast<bf16_bits*>(y), n); return;
+    case DType::kQ4_0: QuantizeRowQ4_0(x, static_cast<BlockQ4_0*>(y), n); return;
+    case DType::kQ4_1: QuantizeRowQ4_1(x, static_cast<BlockQ4_1*>(y), n); return;
+    case DType::kQ8_0: QuantizeRowQ8_0(x, static_cast<BlockQ8_0*>(y), n); return;
+    case DType::kQ8_1: QuantizeRowQ8_1(x, static_cast<BlockQ8_1*>(y), n); return;
+  }
+  PAGODA_CHECK_MSG(false, "unknown dtype");
+}
+
+void DequantizeRow(DType type, const void* src, float* dst, int64_t n) {
+  switch (type) {
+    case DType::kF32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
+    case DType::kF16: {
+      const auto* h = static_cast<const f16_bits*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(h[i]);
+      return;
+    }
+    case DType::kBF16: {
+      const auto* h = static_cast<const bf16_bits*>(src);
+      for (int64_t i = 0; i < n; ++i) dst[i] = BF16ToF32(h[i]);
+      return;
+    }
+    case DType::kQ4_0: {
+      const auto* blocks = static_cast<const BlockQ4_0*>(src);
+      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
+        const float d = F16ToF32(blocks[b].d);
+        for (int j = 0; j < kHalf; ++j) {
+          dst[j] = static_cast<float>((blocks[b].qs[j] & 0x0f) - 8) * d;
+          dst[j + kHalf] = static_cast<float>((blocks[b].qs[j] >> 4) - 8) * d;
+        }
+      }
+      return;
+    }
+    case DType::kQ4_1: {
+      const auto* blocks = static_cast<const BlockQ4_1*>(src);
+      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
+        const float d = F16ToF32(blocks[b].d);
+        const float m = F16ToF32(blocks[b].m);
+        for (int j = 0; j < kHalf; ++j) {
+          dst[j] = static_cast<float>(blocks[b].qs[j] & 0x0f) * d + m;
+          dst[j + kHalf] = static_cast<float>(blocks[b].qs[j] >> 4) * d + m;
+        }
+      }
+      return;
+    }
+    case DType::kQ8_0: {
+      const auto* blocks = static_cast<const BlockQ8_0*>(src);
+      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
+        const float d = F16ToF32(blocks[b].d);
+        for (int j = 0; j < kQuantBlock; ++j) dst[j] = static_cast<float>(blocks[b].qs[j]) * d;
+      }
+      return;
+    }
+    case DType::kQ8_1: {
+      const auto* blocks = static_cast<const BlockQ8_1*>(src);
+      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
+        const float d = F16ToF32(blocks[b].d);
+        for (int j = 0; j < kQuantBlock; ++j) dst[j] = static_cast<float>(blocks[b].qs[j]) * d;
+      }
+      return;
+    }
+  }
+  PAGODA_CHECK_MSG(false, "unknown dtype");
+}
+
+}  // namespace pagoda::kernels::reference

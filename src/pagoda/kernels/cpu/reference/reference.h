@@ -1,0 +1,63 @@
+// Scalar reference kernels: the test oracle for pagoda/kernels/cpu_kernels.h.
+//
+// Each kernel mirrors its twin in pagoda::kernels (same arguments, no pool)
+// and is written for clarity. Where a fast path must agree bit for bit, the
+// arithmetic order is part of the contract and stated here; the kernels
+// library is built with -ffp-contract=off so expressions round as written.
+#pragma once
+
+#include <cstdint>
+
+#include "pagoda/kernels/cpu_kernels.h"
+#include "pagoda/tensor/dtype.h"
+
+namespace pagoda::kernels::reference {
+
+// Quantized weights: x rows quantized to Q8_0/Q8_1, then the VecDot* below.
+// F32/F16/BF16 weights: LaneDot of the weight row widened to f32 with the f32
+// x row (GGML instead rounds x to f16 for F16 weights; we do not).
+void MatMul(const float* x, int64_t m, const MatrixView& w, float* y);
+void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
+void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
+void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+              float freq_base);
+void SiluMul(const float* gate, const float* up, int64_t n, float* out);
+void AddInPlace(float* y, const float* x, int64_t n);
+void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
+             const KvCacheLayer& cache);
+void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                    const AttentionBatch& batch, float scale, float* out);
+
+// Row conversions, n elements (a multiple of 32 for block types). Quantizers
+// follow GGML's reference quantize_row_*; inputs are assumed finite.
+void DequantizeRow(DType type, const void* src, float* dst, int64_t n);
+void QuantizeRowQ4_0(const float* x, BlockQ4_0* y, int64_t n);
+void QuantizeRowQ4_1(const float* x, BlockQ4_1* y, int64_t n);
+void QuantizeRowQ8_0(const float* x, BlockQ8_0* y, int64_t n);
+void QuantizeRowQ8_1(const float* x, BlockQ8_1* y, int64_t n);
+void QuantizeRowF16(const float* x, f16_bits* y, int64_t n);
+void QuantizeRowBF16(const float* x, bf16_bits* y, int64_t n);
+// Any of the above by type (F32 copies).
+void QuantizeRow(DType type, const float* x, void* y, int64_t n);
+
+// Block dot products of a weight row with a quantized activation row, nb
+// blocks, in GGML's formulas. Integer sums per block are exact; the float
+// accumulation runs over blocks in order, starting from 0, without FMA:
+//   Q4_0·Q8_0: sumf += ((float)sumi * d_w) * d_x      sumi = sum (nibble - 8) * q
+//   Q4_1·Q8_1: sumf += (d_w * d_x) * (float)sumi + m_w * s_x
+//   Q8_0·Q8_0: sumf += (float)sumi * (d_w * d_x)
+float VecDotQ4_0Q8_0(const BlockQ4_0* w, const BlockQ8_0* x, int64_t nb);
+float VecDotQ4_1Q8_1(const BlockQ4_1* w, const BlockQ8_1* x, int64_t nb);
+float VecDotQ8_0Q8_0(const BlockQ8_0* w, const BlockQ8_0* x, int64_t nb);
+
+// The f32 dot product every float kernel uses (float-weight MatMul and the
+// attention scores), in the order a 16-lane SIMD unit computes it: lane l
+// accumulates elements l, l+16, l+32, ... with fused multiply-add from +0,
+// the last partial group padded with zeros; then lanes fold pairwise
+// (l += l+8, then l += l+4, l += l+2, l += l+1).
+constexpr int kDotLanes = 16;
+float LaneDot(const float* a, const float* b, int64_t n);
+// The sum of a[0..n) in the same lane order, with adds: LaneDot(a, ones, n).
+float LaneSum(const float* a, int64_t n);
+
+}  // namespace pagoda::kernels::reference

@@ -1,0 +1,68 @@
+// The shared driver of the SIMD MatMul kernels and the interface each ISA's
+// translation unit implements.
+//
+// Per call the driver quantizes every x row once, then splits the weight rows
+// into panels of panel_rows over the pool. A panel kernel unpacks its panel of
+// weight rows into scratch once and then streams all m x rows past it, so
+// each weight byte is read from memory once per call however large m is.
+//
+// Batch invariance and bit-exactness: a panel kernel's lanes are (x row,
+// weight row) pairs, and every lane performs exactly the per-block float
+// operations of the reference dot product (reference.h), on exact integer
+// block sums. Which tile or lane an output lands in therefore cannot change
+// its value, and the result equals the reference bit for bit.
+//
+// The ISA translation units are compiled with their own -m flags, so they
+// export only plain functions over raw pointers and instantiate nothing from
+// shared headers (an inline function compiled with AVX-512 could otherwise be
+// the copy the linker keeps for portable callers).
+#pragma once
+
+#include <cstdint>
+
+#include "pagoda/kernels/cpu_kernels.h"
+
+namespace pagoda {
+class ThreadPool;
+}
+
+namespace pagoda::kernels::cpu {
+
+// x rows quantized as GGML's quantize_row_q8_1 would (which gives the same d
+// and qs as quantize_row_q8_0), stored unpacked for SIMD loads.
+struct QuantizedRows {
+  int64_t m;
+  int64_t k;       // a multiple of 32; nb = k / 32 blocks per row
+  int8_t* qs;      // [m][k]
+  float* d;        // [m][nb] the f16 scale, widened
+  float* s;        // [m][nb] the f16 Q8_1 sum term d * sum(qs), widened
+  int32_t* sum;    // [m][nb] sum(qs) of the block
+};
+
+// Quantizes rows [row_begin, row_end) of x (out.k columns) into out.
+using QuantizeRowsFn = void (*)(const float* x, int64_t row_begin, int64_t row_end,
+                                const QuantizedRows& out);
+// y[i][j] for every x row i and weight rows j in [row_begin, row_end), a
+// whole number of panels except possibly at w.rows. y has w.rows columns.
+// scratch holds nb * scratch_bytes_per_block bytes, 64-byte aligned.
+using QuantPanelFn = void (*)(const QuantizedRows& x, const MatrixView& w, int64_t row_begin,
+                              int64_t row_end, void* scratch, float* y);
+using FloatPanelFn = void (*)(const float* x, int64_t m, const MatrixView& w, int64_t row_begin,
+                              int64_t row_end, float* y);
+
+struct SimdMatMulOps {
+  int panel_rows;
+  int64_t scratch_bytes_per_block;
+  QuantizeRowsFn quantize;
+  QuantPanelFn q4_0;
+  QuantPanelFn q4_1;
+  QuantPanelFn q8_0;
+  FloatPanelFn f32;
+  FloatPanelFn f16;
+  FloatPanelFn bf16;
+};
+
+void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
+                ThreadPool& pool);
+
+}  // namespace pagoda::kernels::cpu

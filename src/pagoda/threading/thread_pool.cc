@@ -1,0 +1,181 @@
+#include "pagoda/threading/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <exception>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "pagoda/base/check.h"
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+#endif
+
+namespace pagoda {
+namespace {
+
+// How long an idle thread polls before sleeping. Model steps issue jobs
+// back to back, microseconds apart, so a short spin saves a futex round trip
+// per job without burning a core when the engine is idle.
+constexpr auto kSpin = std::chrono::microseconds(50);
+
+inline void CpuRelax() {
+#if defined(__x86_64__) || defined(__i386__)
+  _mm_pause();
+#else
+  std::this_thread::yield();
+#endif
+}
+
+// Spins until pred() holds or kSpin passes; returns whether it holds.
+template <typename Pred>
+bool SpinUntil(Pred pred) {
+  const auto deadline = std::chrono::steady_clock::now() + kSpin;
+  for (;;) {
+    for (int i = 0; i < 64; ++i) {
+      if (pred()) return true;
+      CpuRelax();
+    }
+    if (std::chrono::steady_clock::now() >= deadline) return pred();
+  }
+}
+
+// Chunk c of [0, n) split into `chunks` contiguous ranges whose sizes differ by at most one.
+void ChunkRange(int64_t n, int64_t chunks, int64_t c, int64_t* begin, int64_t* end) {
+  const int64_t base = n / chunks;
+  const int64_t rem = n % chunks;
+  *begin = c * base + std::min(c, rem);
+  *end = *begin + base + (c < rem ? 1 : 0);
+}
+
+// The job word packs a generation counter with the number of chunks in the
+// job, so an idle helper learns whether it has work from one atomic load and
+// never reads the job fields of a job it takes no part in.
+constexpr int kChunkBits = 16;
+constexpr uint64_t kChunkMask = (uint64_t{1} << kChunkBits) - 1;
+
+}  // namespace
+
+struct ThreadPool::Impl {
+  int num_threads = 1;
+  std::vector<std::thread> helpers;
+
+  std::atomic<uint64_t> job_word{0};
+  std::atomic<int> pending{0};  // helpers still running the current job
+  std::atomic<bool> stop{false};
+  std::atomic<bool> busy{false};  // a ParallelFor is in progress
+
+  // Valid for helpers with work while pending > 0.
+  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  int64_t n = 0;
+
+  std::mutex mu;
+  std::condition_variable wake_cv;
+  std::condition_variable done_cv;
+  std::exception_ptr error;  // first exception thrown by a helper, guarded by mu
+
+  void HelperLoop(int index);
+  void RunChunk(int64_t chunks, int64_t c);
+};
+
+void ThreadPool::Impl::RunChunk(int64_t chunks, int64_t c) {
+  int64_t begin = 0;
+  int64_t end = 0;
+  ChunkRange(n, chunks, c, &begin, &end);
+  (*fn)(begin, end);
+}
+
+void ThreadPool::Impl::HelperLoop(int index) {
+  uint64_t seen = 0;
+  for (;;) {
+    auto fresh = [&] { return job_word.load(std::memory_order_acquire) != seen; };
+    if (!SpinUntil(fresh)) {
+      std::unique_lock<std::mutex> lock(mu);
+      wake_cv.wait(lock, fresh);
+    }
+    seen = job_word.load(std::memory_order_acquire);
+    if (stop.load(std::memory_order_relaxed)) return;
+    const int64_t chunks = static_cast<int64_t>(seen & kChunkMask);
+    if (index >= chunks) continue;
+    try {
+      RunChunk(chunks, index);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(mu);
+      if (!error) error = std::current_exception();
+    }
+    if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+      std::lock_guard<std::mutex> lock(mu);
+      done_cv.notify_one();
+    }
+  }
+}
+
+ThreadPool::ThreadPool(int num_threads) : impl_(std::make_unique<Impl>()) {
+  if (num_threads <= 0) num_threads = PhysicalCores();
+  PAGODA_CHECK(static_cast<uint64_t>(num_threads) <= kChunkMask);
+  impl_->num_threads = num_threads;
+  impl_->helpers.reserve(num_threads - 1);
+  for (int i = 1; i < num_threads; ++i) {
+    impl_->helpers.emplace_back([impl = impl_.get(), i] { impl->HelperLoop(i); });
+  }
+}
+
+ThreadPool::~ThreadPool() {
+  impl_->stop.store(true, std::memory_order_relaxed);
+  const uint64_t word = impl_->job_word.load(std::memory_order_relaxed);
+  impl_->job_word.store(word + (uint64_t{1} << kChunkBits), std::memory_order_release);
+  { std::lock_guard<std::mutex> lock(impl_->mu); }
+  impl_->wake_cv.notify_all();
+  for (std::thread& t : impl_->helpers) t.join();
+}
+
+int ThreadPool::num_threads() const { return impl_->num_threads; }
+
+void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  if (n <= 0) return;
+  const int64_t chunks = std::min<int64_t>(impl_->num_threads, n);
+  if (chunks == 1) {
+    fn(0, n);
+    return;
+  }
+  Impl& im = *impl_;
+  PAGODA_CHECK_MSG(!im.busy.exchange(true, std::memory_order_acquire),
+                   "ParallelFor calls must not nest or overlap");
+  im.fn = &fn;
+  im.n = n;
+  im.pending.store(static_cast<int>(chunks - 1), std::memory_order_relaxed);
+  const uint64_t generation = (im.job_word.load(std::memory_order_relaxed) >> kChunkBits) + 1;
+  im.job_word.store((generation << kChunkBits) | static_cast<uint64_t>(chunks),
+                    std::memory_order_release);
+  // Taking the lock orders this wake-up after any helper's predicate check,
+  // so a helper about to sleep cannot miss the new job.
+  { std::lock_guard<std::mutex> lock(im.mu); }
+  im.wake_cv.notify_all();
+
+  std::exception_ptr own_error;
+  try {
+    im.RunChunk(chunks, 0);
+  } catch (...) {
+    own_error = std::current_exception();
+  }
+
+  auto done = [&] { return im.pending.load(std::memory_order_acquire) == 0; };
+  if (!SpinUntil(done)) {
+    std::unique_lock<std::mutex> lock(im.mu);
+    im.done_cv.wait(lock, done);
+  }
+  std::exception_ptr helper_error;
+  {
+    std::lock_guard<std::mutex> lock(im.mu);
+    std::swap(helper_error, im.error);
+  }
+  im.busy.store(false, std::memory_order_release);
+  if (own_error) std::rethrow_exception(own_error);
+  if (helper_error) std::rethrow_exception(helper_error);
+}
+
+}  // namespace pagoda

@@ -1,0 +1,158 @@
+// PagedAttention: the reference against naive contiguous attention in double,
+// every SIMD set against the reference bit for bit, and row independence.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <vector>
+
+#include "pagoda/kernels/cpu/kernel_set.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/tensor/half.h"
+#include "pagoda/threading/thread_pool.h"
+#include "test_util.h"
+
+namespace pagoda::kernels {
+namespace {
+
+using testing::FirstBitDifference;
+using testing::MakePagedFixture;
+using testing::PagedFixture;
+
+// Mixed batch: a decode step, a fresh prefill, a chunked prefill continuing a
+// cached prefix, and a one-token sequence.
+PagedFixture Mixed(DType dtype, int64_t head_dim, uint32_t seed) {
+  return MakePagedFixture(dtype, /*num_heads=*/6, /*num_kv_heads=*/2, head_dim, /*block_size=*/4,
+                          /*q_lens=*/{1, 7, 5, 1}, /*seq_lens=*/{13, 7, 22, 1}, seed);
+}
+
+std::vector<float> RunReference(const PagedFixture& f, float scale) {
+  std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim), -7.0f);
+  reference::PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), scale, out.data());
+  return out;
+}
+
+std::vector<float> RunSet(const cpu::KernelSet& set, const PagedFixture& f, float scale, int threads) {
+  ThreadPool pool(threads);
+  std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim), -7.0f);
+  set.paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), scale, out.data(), pool);
+  return out;
+}
+
+// Causal attention over the sequence's contiguous K/V (as stored: f16-rounded
+// for an F16 cache), in double.
+std::vector<double> NaiveAttention(const PagedFixture& f, float scale) {
+  const int64_t d = f.head_dim;
+  const int64_t width = f.num_kv_heads * d;
+  const int64_t group = f.num_heads / f.num_kv_heads;
+  auto stored = [&](float v) { return f.dtype == DType::kF16 ? double{F16ToF32(F32ToF16(v))} : double{v}; };
+  std::vector<double> out(static_cast<size_t>(f.tokens() * f.num_heads * d));
+  for (size_t s = 0; s < f.q_lens.size(); ++s) {
+    for (int32_t i = 0; i < f.q_lens[s]; ++i) {
+      const int64_t row = f.query_start_loc[s] + i;
+      const int64_t pos = f.seq_lens[s] - f.q_lens[s] + i;
+      for (int64_t h = 0; h < f.num_heads; ++h) {
+        const float* q = f.q.data() + (row * f.num_heads + h) * d;
+        const int64_t kvh = h / group;
+        std::vector<double> score(static_cast<size_t>(pos + 1));
+        double mx = -INFINITY;
+        for (int64_t p = 0; p <= pos; ++p) {
+          double dot = 0.0;
+          for (int64_t e = 0; e < d; ++e) dot += double{q[e]} * stored(f.k_values[s][p * width + kvh * d + e]);
+          score[p] = dot * scale;
+          mx = std::max(mx, score[p]);
+        }
+        double total = 0.0;
+        for (double& sc : score) total += (sc = std::exp(sc - mx));
+        for (int64_t e = 0; e < d; ++e) {
+          double acc = 0.0;
+          for (int64_t p = 0; p <= pos; ++p) acc += score[p] * stored(f.v_values[s][p * width + kvh * d + e]);
+          out[(row * f.num_heads + h) * d + e] = acc / total;
+        }
+      }
+    }
+  }
+  return out;
+}
+
+TEST(ReferenceAttentionTest, MatchesNaiveContiguousAttention) {
+  for (DType dtype : {DType::kF32, DType::kF16}) {
+    for (int64_t head_dim : {64, 20}) {
+      const PagedFixture f = Mixed(dtype, head_dim, 5);
+      const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+      const std::vector<float> got = RunReference(f, scale);
+      const std::vector<double> want = NaiveAttention(f, scale);
+      for (size_t e = 0; e < want.size(); ++e) {
+        ASSERT_NEAR(got[e], want[e], 2e-5) << DTypeName(dtype) << " head_dim " << head_dim << " at " << e;
+      }
+    }
+  }
+}
+
+TEST(ReferenceAttentionTest, SinglePositionReturnsItsValue) {
+  // With one position the softmax weight is exactly 1.
+  const PagedFixture f = MakePagedFixture(DType::kF32, 2, 1, 16, 8, {1}, {1}, 3);
+  const std::vector<float> got = RunReference(f, 0.25f);
+  for (int64_t h = 0; h < 2; ++h) {
+    for (int64_t e = 0; e < 16; ++e) EXPECT_EQ(got[h * 16 + e], f.v_values[0][e]);
+  }
+}
+
+TEST(FastAttentionTest, EverySetMatchesReferenceBitForBit) {
+  for (DType dtype : {DType::kF32, DType::kF16}) {
+    for (int64_t head_dim : {64, 20, 72, 8, 160}) {
+      const PagedFixture f = Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim));
+      const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
+      const std::vector<float> want = RunReference(f, scale);
+      for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+        for (int threads : {1, 2, 3}) {
+          const std::vector<float> got = RunSet(*set, f, scale, threads);
+          ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
+              << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " threads " << threads;
+        }
+      }
+    }
+  }
+}
+
+TEST(FastAttentionTest, LongDecodeContext) {
+  const PagedFixture f = MakePagedFixture(DType::kF16, 9, 3, 64, 16, {1, 1}, {512, 300}, 17);
+  const std::vector<float> want = RunReference(f, 0.125f);
+  for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+    const std::vector<float> got = RunSet(*set, f, 0.125f, 2);
+    ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1) << set->name;
+  }
+}
+
+// A sequence's outputs do not depend on what else is in the batch.
+TEST(FastAttentionTest, SequenceAloneEqualsSequenceInBatch) {
+  const PagedFixture f = Mixed(DType::kF32, 64, 23);
+  const int64_t width = f.num_heads * f.head_dim;
+  for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+    const std::vector<float> all = RunSet(*set, f, 0.125f, 2);
+    for (size_t s = 0; s < f.q_lens.size(); ++s) {
+      const int32_t qsl[2] = {0, f.q_lens[s]};
+      const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
+                                 f.max_blocks_per_seq};
+      ThreadPool pool(1);
+      std::vector<float> out(static_cast<size_t>(f.q_lens[s] * width));
+      set->paged_attention(f.q.data() + f.query_start_loc[s] * width, f.num_heads, f.cache, alone, 0.125f,
+                           out.data(), pool);
+      ASSERT_EQ(FirstBitDifference(out.data(), all.data() + f.query_start_loc[s] * width,
+                                   static_cast<int64_t>(out.size())),
+                -1)
+          << set->name << " seq " << s;
+    }
+  }
+}
+
+TEST(AttentionDeathTest, RejectsBlockIdsOutsideTheArena) {
+  PagedFixture f = Mixed(DType::kF32, 16, 1);
+  f.block_tables[0] = static_cast<int32_t>(f.cache.num_blocks);
+  std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim));
+  ThreadPool pool(1);
+  EXPECT_DEATH(PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), 1.0f, out.data(), pool),
+               "block id out of range");
+}
+
+}  // namespace
+}  // namespace pagoda::kernels

@@ -1,0 +1,169 @@
+// The small kernels: reference against independent double-precision math or
+// exact expectations, through the public entry points where they coincide.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <vector>
+
+#include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/tensor/half.h"
+#include "test_util.h"
+
+namespace pagoda::kernels {
+namespace {
+
+namespace ref = reference;
+using testing::RandomFloats;
+
+TEST(RmsNormTest, MatchesDoublePrecisionFormula) {
+  const int64_t rows = 3;
+  const int64_t dim = 576;
+  const float eps = 1e-5f;
+  const std::vector<float> x = RandomFloats(rows * dim, 1, -3.0f, 3.0f);
+  const std::vector<float> w = RandomFloats(dim, 2, 0.5f, 1.5f);
+  std::vector<float> y(rows * dim);
+  ref::RmsNorm(x.data(), w.data(), rows, dim, eps, y.data());
+  for (int64_t r = 0; r < rows; ++r) {
+    double ss = 0.0;
+    for (int64_t i = 0; i < dim; ++i) ss += double{x[r * dim + i]} * x[r * dim + i];
+    const double inv = 1.0 / std::sqrt(ss / dim + eps);
+    for (int64_t i = 0; i < dim; ++i) {
+      const double want = x[r * dim + i] * inv * w[i];
+      ASSERT_NEAR(y[r * dim + i], want, 2e-6 * std::fabs(want) + 1e-12) << r << "," << i;
+    }
+  }
+}
+
+TEST(RmsNormTest, EpsilonGuardsAZeroRow) {
+  const std::vector<float> x(8, 0.0f), w(8, 1.0f);
+  std::vector<float> y(8, 1.0f);
+  ref::RmsNorm(x.data(), w.data(), 1, 8, 1e-6f, y.data());
+  for (float v : y) EXPECT_EQ(v, 0.0f);
+}
+
+TEST(RopeNormTest, RotatesAdjacentPairsByPositionTimesFrequency) {
+  const int64_t heads = 2;
+  const int64_t head_dim = 8;
+  const float base = 10000.0f;
+  const int32_t positions[3] = {0, 1, 37};
+  const std::vector<float> x0 = RandomFloats(3 * heads * head_dim, 4);
+  std::vector<float> x = x0;
+  ref::RopeNorm(x.data(), positions, 3, heads, head_dim, base);
+  for (int64_t t = 0; t < 3; ++t) {
+    for (int64_t h = 0; h < heads; ++h) {
+      for (int64_t i = 0; i < head_dim / 2; ++i) {
+        const double angle = positions[t] * std::pow(double{base}, -2.0 * i / head_dim);
+        const size_t e = static_cast<size_t>((t * heads + h) * head_dim + 2 * i);
+        const double a = x0[e], b = x0[e + 1];
+        // The angle is built in f32 by repeated multiplication, so allow its rounding.
+        const double tol = 1e-6 + 4e-7 * positions[t] * (i + 1);
+        EXPECT_NEAR(x[e], a * std::cos(angle) - b * std::sin(angle), tol) << t << "," << h << "," << i;
+        EXPECT_NEAR(x[e + 1], a * std::sin(angle) + b * std::cos(angle), tol) << t << "," << h << "," << i;
+      }
+    }
+  }
+  // Position 0 is the identity, exactly.
+  EXPECT_EQ(0, std::memcmp(x.data(), x0.data(), heads * head_dim * sizeof(float)));
+}
+
+TEST(RopeNormTest, QuarterTurn) {
+  // Pair 0 turns by exactly p radians; p = 1 with a known vector.
+  float x[4] = {1.0f, 0.0f, 0.0f, 1.0f};
+  const int32_t pos = 1;
+  ref::RopeNorm(x, &pos, 1, 1, 4, 10000.0f);
+  EXPECT_FLOAT_EQ(x[0], std::cos(1.0f));
+  EXPECT_FLOAT_EQ(x[1], std::sin(1.0f));
+  // Pair 1 turns by 10000^(-1/2) = 0.01 radians.
+  EXPECT_NEAR(x[2], -std::sin(0.01), 1e-7);
+  EXPECT_NEAR(x[3], std::cos(0.01), 1e-7);
+}
+
+TEST(SiluMulTest, MatchesDoublePrecision) {
+  std::vector<float> g = RandomFloats(1000, 5, -20.0f, 20.0f);
+  g.push_back(0.0f);
+  g.push_back(-100.0f);  // exp overflows to inf; silu is -0
+  const std::vector<float> u = RandomFloats(static_cast<int64_t>(g.size()), 6, -2.0f, 2.0f);
+  std::vector<float> out(g.size());
+  ref::SiluMul(g.data(), u.data(), static_cast<int64_t>(g.size()), out.data());
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double want = g[i] / (1.0 + std::exp(-double{g[i]})) * u[i];
+    ASSERT_NEAR(out[i], want, 1e-6 * std::fabs(want) + 1e-30) << g[i];
+  }
+}
+
+TEST(AddInPlaceTest, AddsElementwise) {
+  std::vector<float> y = {1.0f, -2.0f, 0.5f};
+  const std::vector<float> x = {0.25f, 2.0f, 1e30f};
+  ref::AddInPlace(y.data(), x.data(), 3);
+  EXPECT_EQ(y[0], 1.25f);
+  EXPECT_EQ(y[1], 0.0f);
+  EXPECT_EQ(y[2], 1e30f);
+}
+
+TEST(EmbeddingLookupTest, DequantizesTheRequestedRows) {
+  for (DType t : {DType::kF32, DType::kF16, DType::kBF16, DType::kQ4_0, DType::kQ4_1, DType::kQ8_0}) {
+    const testing::Weights table = testing::MakeWeights(t, 10, 64, 3);
+    const int32_t ids[4] = {9, 0, 9, 4};
+    std::vector<float> out(4 * 64);
+    ref::EmbeddingLookup(table.view(), ids, 4, out.data());
+    for (int i = 0; i < 4; ++i) {
+      std::vector<float> want(64);
+      ref::DequantizeRow(t, table.bytes.data() + ids[i] * DTypeRowBytes(t, 64), want.data(), 64);
+      ASSERT_EQ(0, std::memcmp(want.data(), out.data() + i * 64, 64 * sizeof(float))) << DTypeName(t);
+    }
+  }
+}
+
+TEST(EmbeddingLookupDeathTest, RejectsOutOfRangeIds) {
+  const testing::Weights table = testing::MakeWeights(DType::kF32, 4, 32, 3);
+  const int32_t id = 4;
+  std::vector<float> out(32);
+  EXPECT_DEATH(ref::EmbeddingLookup(table.view(), &id, 1, out.data()), "embedding id");
+}
+
+TEST(WriteKvTest, WritesOnlyTheMappedSlots) {
+  for (DType dtype : {DType::kF32, DType::kF16}) {
+    const int64_t blocks = 3, block_size = 4, heads = 2, dim = 8;
+    const int64_t width = heads * dim;
+    const size_t elem = dtype == DType::kF16 ? 2 : 4;
+    std::vector<uint8_t> k(static_cast<size_t>(blocks * block_size * width) * elem, 0xAB);
+    std::vector<uint8_t> v = k;
+    const std::vector<uint8_t> untouched = k;
+    const KvCacheLayer cache{dtype, k.data(), v.data(), blocks, block_size, heads, dim};
+    const std::vector<float> nk = RandomFloats(2 * width, 1), nv = RandomFloats(2 * width, 2);
+    const int64_t slots[2] = {2 * block_size + 1, 0};  // block 2 offset 1, block 0 offset 0
+    ref::WriteKv(nk.data(), nv.data(), slots, 2, cache);
+    for (int64_t slot = 0; slot < blocks * block_size; ++slot) {
+      const int64_t t = slot == slots[0] ? 0 : slot == slots[1] ? 1 : -1;
+      for (int64_t e = 0; e < width; ++e) {
+        const size_t at = static_cast<size_t>(slot * width + e);
+        if (t < 0) {
+          ASSERT_EQ(0, std::memcmp(k.data() + at * elem, untouched.data() + at * elem, elem));
+          continue;
+        }
+        if (dtype == DType::kF16) {
+          const auto* kh = reinterpret_cast<const f16_bits*>(k.data());
+          const auto* vh = reinterpret_cast<const f16_bits*>(v.data());
+          ASSERT_EQ(kh[at], F32ToF16(nk[t * width + e]));
+          ASSERT_EQ(vh[at], F32ToF16(nv[t * width + e]));
+        } else {
+          ASSERT_EQ(reinterpret_cast<const float*>(k.data())[at], nk[t * width + e]);
+          ASSERT_EQ(reinterpret_cast<const float*>(v.data())[at], nv[t * width + e]);
+        }
+      }
+    }
+  }
+}
+
+TEST(WriteKvDeathTest, RejectsSlotsOutsideTheArena) {
+  std::vector<float> k(8), v(8);
+  const KvCacheLayer cache{DType::kF32, k.data(), v.data(), 1, 1, 1, 8};
+  const std::vector<float> nk(8), nv(8);
+  const int64_t slot = 1;
+  EXPECT_DEATH(ref::WriteKv(nk.data(), nv.data(), &slot, 1, cache), "KV slot");
+}
+
+}  // namespace
+}  // namespace pagoda::kernels

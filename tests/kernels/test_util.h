@@ -1,0 +1,62 @@
+// Shared fixtures for the kernel tests: random data, weight matrices in every
+// dtype, a scattered paged KV cache, and bitwise comparison.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "pagoda/kernels/cpu_kernels.h"
+#include "pagoda/tensor/dtype.h"
+
+namespace pagoda::kernels::testing {
+
+std::vector<float> RandomFloats(int64_t n, uint32_t seed, float lo = -1.0f, float hi = 1.0f);
+
+// A weight matrix owning its bytes.
+struct Weights {
+  DType dtype;
+  int64_t rows;
+  int64_t cols;
+  std::vector<uint8_t> bytes;
+  MatrixView view() const { return {dtype, bytes.data(), rows, cols}; }
+};
+
+// Random values (row scales varying over two orders of magnitude) quantized
+// with the reference quantizer.
+Weights MakeWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed);
+// Quantized blocks of random bits (any nibble, Q8_0 bytes down to -128) with
+// random finite f16 scales.
+Weights MakeRawWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed);
+
+// First index where the bit patterns differ, or -1.
+int64_t FirstBitDifference(const float* a, const float* b, int64_t n);
+// Largest distance in units in the last place (0 = bit-identical; NaNs count as huge unless both NaN).
+int64_t MaxUlpDistance(const float* a, const float* b, int64_t n);
+
+// A paged KV cache whose sequences' blocks are scattered over a shuffled
+// arena, with NaN in every slot no sequence owns. K/V hold random values
+// written through reference::WriteKv; the f32 originals are kept for naive checks.
+struct PagedFixture {
+  DType dtype;
+  int64_t num_heads, num_kv_heads, head_dim, block_size;
+  std::vector<int32_t> q_lens;    // per sequence
+  std::vector<int32_t> seq_lens;  // per sequence
+  std::vector<uint8_t> k_arena, v_arena;
+  KvCacheLayer cache;
+  std::vector<int32_t> query_start_loc, block_tables;
+  int64_t max_blocks_per_seq;
+  std::vector<std::vector<float>> k_values, v_values;  // per sequence [len][kv_heads][head_dim]
+  std::vector<float> q;                                // [tokens][num_heads][head_dim]
+
+  AttentionBatch batch() const;
+  int64_t tokens() const { return query_start_loc.back(); }
+};
+
+PagedFixture MakePagedFixture(DType dtype, int64_t num_heads, int64_t num_kv_heads, int64_t head_dim,
+                              int64_t block_size, std::vector<int32_t> q_lens,
+                              std::vector<int32_t> seq_lens, uint32_t seed);
+
+std::string Describe(DType dtype, int64_t m, int64_t rows, int64_t cols, int threads);
+
+}  // namespace pagoda::kernels::testing
