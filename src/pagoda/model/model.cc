@@ -1,0 +1,14 @@
+#include "pagoda/model/model.h"
+
+#include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/model/architectures/llama.h"
+
+namespace pagoda {
+
+StatusOr<std::unique_ptr<Model>> LoadModel(std::shared_ptr<const gguf::GgufFile> file) {
+  PAGODA_ASSIGN_OR_RETURN(ModelConfig config, ModelConfigFromGguf(*file));
+  // ModelConfigFromGguf refuses architectures that have no implementation.
+  return LoadLlama(std::move(file), std::move(config));
+}
+
+}  // namespace pagoda

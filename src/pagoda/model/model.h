@@ -1,0 +1,48 @@
+// A loaded model: one forward pass over a flattened batch of tokens from
+// several sequences, reading and writing the paged KV cache.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <span>
+
+#include "pagoda/base/status.h"
+#include "pagoda/kernels/cpu_kernels.h"
+#include "pagoda/model/model_config.h"
+
+namespace pagoda {
+
+class ThreadPool;
+namespace gguf {
+class GgufFile;
+}
+
+// The flattened batch of one step (docs/architecture.md, "One engine step").
+// T tokens from B sequences; sequence s owns rows [query_start_loc[s],
+// query_start_loc[s+1]).
+struct ForwardBatch {
+  std::span<const int32_t> token_ids;        // [T]
+  std::span<const int32_t> positions;        // [T]
+  std::span<const int64_t> slot_mapping;     // [T] where each token's K/V is written
+  std::span<const int32_t> query_start_loc;  // [B + 1]
+  std::span<const int32_t> seq_lens;         // [B] context length after this step
+  std::span<const int32_t> block_tables;     // [B][max_blocks_per_seq]
+  int64_t max_blocks_per_seq = 0;
+  std::span<const int32_t> logits_rows;      // rows (into [T]) that go through the LM head
+};
+
+class Model {
+ public:
+  virtual ~Model() = default;
+  virtual const ModelConfig& config() const = 0;
+  // Runs the batch; writes logits for batch.logits_rows, in that order, to
+  // logits ([logits_rows.size()][vocab_size]). kv_cache has one entry per layer.
+  virtual void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
+                       ThreadPool& pool, float* logits) = 0;
+};
+
+// Builds the model that the file's architecture names. The file must outlive
+// the model: weights are read in place from the mapping.
+StatusOr<std::unique_ptr<Model>> LoadModel(std::shared_ptr<const gguf::GgufFile> file);
+
+}  // namespace pagoda

@@ -1,0 +1,45 @@
+#include "pagoda/model/weight_loader.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstdint>
+
+#include "pagoda/formats/gguf/gguf_file.h"
+
+namespace pagoda {
+namespace {
+
+StatusOr<const gguf::TensorInfo*> Find(const gguf::GgufFile& file, const std::string& name) {
+  const gguf::TensorInfo* t = file.FindTensor(name);
+  if (t == nullptr) return NotFoundError(fmt::format("model tensor '{}' is missing", name));
+  return t;
+}
+
+}  // namespace
+
+bool WeightLoader::Has(const std::string& name) const { return file_.FindTensor(name) != nullptr; }
+
+StatusOr<kernels::MatrixView> WeightLoader::Matrix(const std::string& name, int64_t rows, int64_t cols) const {
+  PAGODA_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, Find(file_, name));
+  if (t->shape.size() != 2 || t->shape[0] != cols || t->shape[1] != rows) {
+    return InvalidArgumentError(fmt::format("model tensor '{}' has shape [{}], expected [{}, {}]", name,
+                                            fmt::join(t->shape, ", "), cols, rows));
+  }
+  return kernels::MatrixView{t->dtype, t->data, rows, cols};
+}
+
+StatusOr<const float*> WeightLoader::F32Vector(const std::string& name, int64_t n) const {
+  PAGODA_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, Find(file_, name));
+  if (t->dtype != DType::kF32 || t->num_elements() != n) {
+    return InvalidArgumentError(fmt::format("model tensor '{}' must be F32 with {} elements (is {} with {})", name,
+                                            n, DTypeName(t->dtype), t->num_elements()));
+  }
+  // GGUF aligns tensor data (32 bytes by default), so the float view is aligned.
+  if (reinterpret_cast<uintptr_t>(t->data) % alignof(float) != 0) {
+    return DataLossError(fmt::format("model tensor '{}' is misaligned", name));
+  }
+  return reinterpret_cast<const float*>(t->data);
+}
+
+}  // namespace pagoda

@@ -1,0 +1,30 @@
+// Looks up checkpoint tensors by name and checks their shape and type, so a
+// model built from them can trust every view it holds.
+#pragma once
+
+#include <string>
+
+#include "pagoda/base/status.h"
+#include "pagoda/kernels/cpu_kernels.h"
+
+namespace pagoda::gguf {
+class GgufFile;
+}
+
+namespace pagoda {
+
+class WeightLoader {
+ public:
+  explicit WeightLoader(const gguf::GgufFile& file) : file_(file) {}
+
+  // A [rows][cols] matrix (GGUF shape {cols, rows}) of any supported dtype.
+  StatusOr<kernels::MatrixView> Matrix(const std::string& name, int64_t rows, int64_t cols) const;
+  // An F32 vector of n elements, such as a norm weight.
+  StatusOr<const float*> F32Vector(const std::string& name, int64_t n) const;
+  bool Has(const std::string& name) const;
+
+ private:
+  const gguf::GgufFile& file_;
+};
+
+}  // namespace pagoda
