@@ -1,0 +1,54 @@
+// Turns one step's work (chunks of tokens from several sequences, each with
+// its block table) into the flattened batch the model runs over, and returns
+// the logits rows that were asked for.
+#pragma once
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "pagoda/model/model.h"
+#include "pagoda/runner/kv_cache_arena.h"
+
+namespace pagoda {
+
+class ThreadPool;
+
+enum class LogitsMode {
+  kNone,  // a prefill chunk that is not the prompt's last
+  kLast,  // the next-token distribution
+  kAll,   // every position (perplexity, prompt logprobs)
+};
+
+// New tokens of one sequence for this step.
+struct SequenceChunk {
+  std::span<const int32_t> token_ids;    // tokens to compute now
+  int32_t num_computed = 0;              // tokens of this sequence already in the cache
+  std::span<const int32_t> block_table;  // blocks covering num_computed + token_ids.size() tokens
+  LogitsMode logits = LogitsMode::kLast;
+};
+
+class ModelRunner {
+ public:
+  ModelRunner(Model& model, const KvCacheArena& kv_cache, ThreadPool& pool);
+
+  // Runs the chunks as one batch. Returns logits, [rows][vocab_size]: for each
+  // chunk in order, one row per token (kAll), one row (kLast) or none. The
+  // span stays valid until the next call.
+  std::span<const float> Execute(std::span<const SequenceChunk> chunks);
+
+  int64_t vocab_size() const { return model_.config().vocab_size; }
+  int64_t block_size() const { return kv_cache_.shape().block_size; }
+  const Model& model() const { return model_; }
+
+ private:
+  Model& model_;
+  const KvCacheArena& kv_cache_;
+  ThreadPool& pool_;
+  // The flattened batch, rebuilt every step without reallocating.
+  std::vector<int32_t> token_ids_, positions_, query_start_loc_, seq_lens_, block_tables_, logits_rows_;
+  std::vector<int64_t> slot_mapping_;
+  std::vector<float> logits_;
+};
+
+}  // namespace pagoda

@@ -1,0 +1,86 @@
+// A paged batch equals the sequences run alone, to the last bit: the basis of
+// batch invariance (docs/architecture.md).
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <fstream>
+#include <vector>
+
+#include "test_model.h"
+
+namespace pagoda {
+namespace {
+
+std::vector<std::vector<int32_t>> FixturePrompts(size_t n) {
+  std::ifstream in(std::string(PAGODA_FIXTURES_DIR) + "/llama_cpp/greedy.json");
+  const auto ref = nlohmann::json::parse(in);
+  std::vector<std::vector<int32_t>> out;
+  for (size_t i = 0; i < n; ++i) out.push_back(ref["prompts"][i]["prompt_token_ids"].get<std::vector<int32_t>>());
+  return out;
+}
+
+// Logits after each prompt, then after each of `decode_steps` greedy tokens,
+// with every sequence run on its own, the prompt in one chunk.
+std::vector<std::vector<float>> RunAlone(testing::TestRunner& t, const std::vector<int32_t>& prompt,
+                                         int decode_steps) {
+  std::vector<std::vector<float>> out;
+  std::vector<int32_t> tokens = prompt, table;
+  int32_t computed = 0;
+  for (int step = 0; step <= decode_steps; ++step) {
+    EXPECT_TRUE(GrowBlockTable(*t.blocks, table, tokens.size(), 16).ok());
+    SequenceChunk chunk{std::span(tokens).subspan(computed), computed, table, LogitsMode::kLast};
+    auto logits = t.runner->Execute({&chunk, 1});
+    out.emplace_back(logits.begin(), logits.end());
+    computed = static_cast<int32_t>(tokens.size());
+    tokens.push_back(static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin()));
+  }
+  ReleaseBlockTable(*t.blocks, table);
+  return out;
+}
+
+TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) {
+  PAGODA_ASSERT_TEST_MODEL();
+  const auto prompts = FixturePrompts(4);
+  const int decode_steps = 3;
+  auto t = testing::TestRunner::Create(256, DType::kF16);
+  ASSERT_NE(t, nullptr);
+  const int64_t vocab = t->runner->vocab_size();
+
+  std::vector<std::vector<std::vector<float>>> alone;
+  for (const auto& p : prompts) alone.push_back(RunAlone(*t, p, decode_steps));
+
+  // Together: step 1 computes the first half of every prompt (no logits),
+  // step 2 the rest, then decode steps run all four at once.
+  struct Seq {
+    std::vector<int32_t> tokens, table;
+    int32_t computed = 0;
+  };
+  std::vector<Seq> seqs(prompts.size());
+  for (size_t i = 0; i < prompts.size(); ++i) seqs[i].tokens = prompts[i];
+  for (int step = 0; step < 2 + decode_steps; ++step) {
+    std::vector<SequenceChunk> chunks;
+    for (Seq& s : seqs) {
+      const int32_t end = step == 0 ? static_cast<int32_t>(s.tokens.size() / 2) : static_cast<int32_t>(s.tokens.size());
+      ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, end, 16).ok());
+      chunks.push_back({std::span(s.tokens).subspan(s.computed, end - s.computed), s.computed, s.table,
+                        step == 0 ? LogitsMode::kNone : LogitsMode::kLast});
+    }
+    auto logits = t->runner->Execute(chunks);
+    for (size_t i = 0; i < seqs.size(); ++i) {
+      Seq& s = seqs[i];
+      s.computed += static_cast<int32_t>(chunks[i].token_ids.size());
+      if (step == 0) continue;
+      const auto row = logits.subspan(i * vocab, vocab);
+      const auto& want = alone[i][step - 1];
+      ASSERT_EQ(std::memcmp(row.data(), want.data(), vocab * sizeof(float)), 0)
+          << "prompt " << i << " differs at step " << step;
+      s.tokens.push_back(static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin()));
+    }
+  }
+  for (Seq& s : seqs) ReleaseBlockTable(*t->blocks, s.table);
+  EXPECT_EQ(t->blocks->num_free(), t->blocks->num_blocks());
+}
+
+}  // namespace
+}  // namespace pagoda

@@ -1,0 +1,56 @@
+// Shared set-up for tests that run the real default model: the model is
+// loaded once per test binary, and each test gets its own KV cache.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <memory>
+
+#include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/kv_blocks/block_pool.h"
+#include "pagoda/model/model.h"
+#include "pagoda/runner/kv_cache_arena.h"
+#include "pagoda/runner/model_runner.h"
+#include "pagoda/threading/thread_pool.h"
+
+namespace pagoda::testing {
+
+// The model, or the error that loading it gave. The set-up script always
+// installs it, so a missing model fails the tests rather than skipping them.
+inline StatusOr<Model*> SharedTestModel() {
+  static StatusOr<std::unique_ptr<Model>> model = []() -> StatusOr<std::unique_ptr<Model>> {
+    PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(PAGODA_TEST_MODEL));
+    return LoadModel(std::shared_ptr<const gguf::GgufFile>(std::move(file)));
+  }();
+  if (!model.ok()) return model.status();
+  return model->get();
+}
+
+// A model, a KV cache of `num_blocks` blocks and a runner over them.
+struct TestRunner {
+  std::unique_ptr<KvCacheArena> arena;
+  std::unique_ptr<BlockPool> blocks;
+  std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<ModelRunner> runner;
+
+  static std::unique_ptr<TestRunner> Create(int64_t num_blocks, DType kv_dtype, int threads = 2) {
+    auto loaded = SharedTestModel();
+    if (!loaded.ok()) return nullptr;
+    Model* model = *loaded;
+    const ModelConfig& c = model->config();
+    KvCacheShape shape{c.num_layers, c.num_kv_heads, c.head_dim, 16, kv_dtype};
+    auto t = std::make_unique<TestRunner>();
+    auto arena = KvCacheArena::Create(shape, num_blocks * shape.BytesPerBlock());
+    if (!arena.ok()) return nullptr;
+    t->arena = std::move(*arena);
+    t->blocks = std::make_unique<BlockPool>(static_cast<int32_t>(t->arena->num_blocks()));
+    t->pool = std::make_unique<ThreadPool>(threads);
+    t->runner = std::make_unique<ModelRunner>(*model, *t->arena, *t->pool);
+    return t;
+  }
+};
+
+#define PAGODA_ASSERT_TEST_MODEL() \
+  ASSERT_TRUE(::pagoda::testing::SharedTestModel().ok()) << ::pagoda::testing::SharedTestModel().status().ToString()
+
+}  // namespace pagoda::testing
