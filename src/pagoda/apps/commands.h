@@ -1,0 +1,20 @@
+// Subcommand registration: each Register* adds its options to the app and,
+// when its subcommand is chosen, stores the action to run in `command`.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <functional>
+
+#include "pagoda/base/status.h"
+
+namespace pagoda::apps {
+
+using Command = std::function<Status()>;
+
+void RegisterInspect(CLI::App& app, Command& command);
+void RegisterTokenize(CLI::App& app, Command& command);
+void RegisterGenerate(CLI::App& app, Command& command);
+void RegisterPerplexity(CLI::App& app, Command& command);
+
+}  // namespace pagoda::apps
