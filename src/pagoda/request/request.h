@@ -1,0 +1,84 @@
+// A generation request as the bookkeeping stack sees it: the prompt, how to
+// sample, when it arrived, its priority, what keys its prefix-cache entries,
+// and its sequences (one until the prompt is sampled, then one per
+// completion being generated, see sequence.h).
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "pagoda/request/request_status.h"
+#include "pagoda/request/sampling_params.h"
+#include "pagoda/request/sequence.h"
+
+namespace pagoda {
+
+// What, beyond the tokens, decides whether two prompts may share K/V: the
+// LoRA adapter changes every layer's K/V, and a cache salt lets a tenant keep
+// its prefixes from being found (and timed) by others.
+struct CacheKeys {
+  std::optional<int64_t> lora_id;
+  std::optional<std::string> cache_salt;
+};
+
+// Seconds on the engine's monotonic clock; unset until the event happens.
+struct RequestTiming {
+  double arrival = 0;
+  std::optional<double> first_scheduled;
+  std::optional<double> first_token;
+  std::optional<double> last_token;
+};
+
+class Request {
+ public:
+  // Lower `priority` values are served first under the priority policy, as in vLLM.
+  Request(std::string id, std::vector<int32_t> prompt_token_ids, SamplingParams params, double arrival_time,
+          int32_t priority = 0, CacheKeys cache_keys = {});
+  Request(const Request&) = delete;
+  Request& operator=(const Request&) = delete;
+
+  const std::string& id() const { return id_; }
+  const std::vector<int32_t>& prompt_token_ids() const { return prompt_token_ids_; }
+  int64_t num_prompt_tokens() const { return static_cast<int64_t>(prompt_token_ids_.size()); }
+  const SamplingParams& params() const { return params_; }
+  int32_t priority() const { return priority_; }
+  const CacheKeys& cache_keys() const { return cache_keys_; }
+
+  RequestTiming& timing() { return timing_; }
+  const RequestTiming& timing() const { return timing_; }
+
+  // Prompt tokens found in the prefix cache when the request was first admitted.
+  int64_t num_cached_tokens() const { return num_cached_tokens_; }
+  void set_num_cached_tokens(int64_t n) { num_cached_tokens_ = n; }
+
+  int32_t num_sequences() const { return static_cast<int32_t>(sequences_.size()); }
+  Sequence& sequence(int32_t i) { return *sequences_.at(i); }
+  const Sequence& sequence(int32_t i) const { return *sequences_.at(i); }
+
+  // True while the request still has to split its prompt sequence into the
+  // params().num_sequences() sequences it generates.
+  bool needs_fork() const;
+  // Adds a sequence that continues from `parent` (same tokens, same computed
+  // prefix), indexed after the existing ones.
+  Sequence& Fork(const Sequence& parent);
+
+  // RUNNING if any sequence runs; finished (with the first sequence's
+  // status) once all are; otherwise PREEMPTED if any was, else WAITING.
+  RequestStatus status() const;
+  bool finished() const;
+
+ private:
+  std::string id_;
+  std::vector<int32_t> prompt_token_ids_;
+  SamplingParams params_;
+  int32_t priority_;
+  CacheKeys cache_keys_;
+  RequestTiming timing_;
+  int64_t num_cached_tokens_ = 0;
+  std::vector<std::unique_ptr<Sequence>> sequences_;  // stable addresses: queues point at them
+};
+
+}  // namespace pagoda

@@ -1,0 +1,332 @@
+#include "pagoda/scheduler/scheduler.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <limits>
+#include <tuple>
+
+#include "pagoda/base/check.h"
+#include "pagoda/scheduler/stop_checker.h"
+
+namespace pagoda {
+
+Scheduler::Scheduler(SchedulerConfig config) : config_(std::move(config)), kv_(config_.kv) {
+  PAGODA_CHECK(config_.max_num_batched_tokens > 0 && config_.max_num_seqs > 0 && config_.max_model_len > 0);
+}
+
+double Scheduler::Now() const {
+  if (config_.clock) return config_.clock();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+Status Scheduler::AddRequest(std::unique_ptr<Request> request) {
+  PAGODA_CHECK(request != nullptr && request->num_sequences() == 1);
+  const Request& r = *request;
+  if (requests_.contains(r.id())) return InvalidArgumentError(fmt::format("request id '{}' is already in use", r.id()));
+  PAGODA_RETURN_IF_ERROR(r.params().Validate());
+  if (r.num_prompt_tokens() == 0) return InvalidArgumentError("the prompt is empty");
+  if (r.num_prompt_tokens() >= config_.max_model_len) {
+    return InvalidArgumentError(fmt::format("the prompt has {} tokens, but max_model_len is {}: no room to generate",
+                                            r.num_prompt_tokens(), config_.max_model_len));
+  }
+  if (r.params().num_sequences() > config_.max_num_seqs) {
+    return InvalidArgumentError(fmt::format("the request generates {} sequences, but max_num_seqs is {}",
+                                            r.params().num_sequences(), config_.max_num_seqs));
+  }
+  // Each sequence must fit alone, or preempting every other one would not
+  // let it finish.
+  int64_t longest = config_.max_model_len;
+  if (r.params().max_tokens) longest = std::min(longest, r.num_prompt_tokens() + *r.params().max_tokens);
+  const int64_t capacity = int64_t{kv_.num_blocks()} * kv_.block_size();
+  if (longest > capacity) {
+    return ResourceExhaustedError(
+        fmt::format("a sequence of this request can reach {} tokens, more than the whole KV cache holds ({} tokens)",
+                    longest, capacity));
+  }
+  Sequence& seq = request->sequence(0);
+  live_.emplace(seq.id(), &seq);
+  requests_.emplace(r.id(), std::move(request));
+  Enqueue(seq, /*preempted=*/false);
+  return Status::Ok();
+}
+
+bool Scheduler::Precedes(const Sequence& a, const Sequence& b) const {
+  auto key = [&](const Sequence& s) {
+    const Request& r = s.request();
+    const int32_t priority = config_.policy == SchedulingPolicy::kPriority ? r.priority() : 0;
+    return std::make_tuple(priority, r.timing().arrival, r.sequence(0).id(), s.index());
+  };
+  return key(a) < key(b);
+}
+
+void Scheduler::Enqueue(Sequence& seq, bool preempted) {
+  if (config_.policy == SchedulingPolicy::kFcfs) {
+    // A preempted sequence was admitted before everything still waiting.
+    if (preempted) {
+      waiting_.push_front(&seq);
+    } else {
+      waiting_.push_back(&seq);
+    }
+    return;
+  }
+  auto pos = std::upper_bound(waiting_.begin(), waiting_.end(), &seq,
+                              [&](const Sequence* a, const Sequence* b) { return Precedes(*a, *b); });
+  waiting_.insert(pos, &seq);
+}
+
+int32_t Scheduler::SeqSlots(const Sequence& seq) const {
+  const Request& r = seq.request();
+  return r.needs_fork() ? r.params().num_sequences() : 1;
+}
+
+void Scheduler::Preempt(Sequence& seq, StepPlan& plan) {
+  kv_.Free(seq);
+  seq.Preempt();
+  Enqueue(seq, /*preempted=*/true);
+  plan.preempted.push_back(seq.id());
+  ++num_preemptions_;
+}
+
+ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const {
+  ScheduledSequence e;
+  e.request_id = seq.request().id();
+  e.seq_id = seq.id();
+  e.seq_index = seq.index();
+  e.num_computed_tokens = seq.num_computed_tokens();
+  const auto tokens = seq.token_ids().subspan(e.num_computed_tokens, num_new_tokens);
+  e.token_ids.assign(tokens.begin(), tokens.end());
+  const auto table = kv_.block_table(seq.id());
+  e.block_table.assign(table.begin(), table.end());
+  e.num_cached_tokens = num_cached_tokens;
+  e.needs_logits = e.num_computed_tokens + num_new_tokens == seq.num_tokens();
+  e.num_samples = e.needs_logits ? SeqSlots(seq) : 0;
+  return e;
+}
+
+StepPlan Scheduler::Schedule() {
+  const double now = Now();
+  StepPlan plan;
+  plan.finished = std::move(finished_since_schedule_);
+  finished_since_schedule_.clear();
+  int64_t budget = config_.max_num_batched_tokens;
+
+  // Running sequences first, in policy order, so the back of the list is
+  // always the preemption victim and is never one already scheduled.
+  if (config_.policy == SchedulingPolicy::kPriority) {
+    std::stable_sort(running_.begin(), running_.end(),
+                     [&](const Sequence* a, const Sequence* b) { return Precedes(*a, *b); });
+  }
+  bool preempted = false;
+  size_t i = 0;
+  while (i < running_.size() && budget > 0) {
+    Sequence& seq = *running_[i];
+    const int64_t num_new = std::min(seq.num_tokens() - seq.num_computed_tokens(), budget);
+    PAGODA_CHECK_MSG(num_new > 0, "a running sequence with nothing to compute");
+    bool scheduled = false;
+    while (true) {
+      StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new);
+      if (copies.ok()) {
+        plan.copies.insert(plan.copies.end(), copies->begin(), copies->end());
+        scheduled = true;
+        break;
+      }
+      Sequence& victim = *running_.back();
+      running_.pop_back();
+      Preempt(victim, plan);
+      preempted = true;
+      if (&victim == &seq) break;
+    }
+    if (!scheduled) break;  // it was the last running sequence
+    plan.seqs.push_back(MakeEntry(seq, num_new, 0));
+    budget -= num_new;
+    ++i;
+  }
+
+  // Then waiting ones, in order, while budget, sequence slots and blocks
+  // last. Not after a preemption: blocks are short, and a newly admitted
+  // sequence would only be preempted next.
+  int32_t slots = 0;
+  for (const Sequence* s : running_) slots += SeqSlots(*s);
+  while (!preempted && !waiting_.empty() && budget > 0) {
+    Sequence& seq = *waiting_.front();
+    if (slots + SeqSlots(seq) > config_.max_num_seqs) break;
+    const CachedPrefix prefix = kv_.FindCachedPrefix(seq);
+    const int64_t num_new = std::min(seq.num_tokens() - prefix.num_tokens, budget);
+    StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new, prefix);
+    if (!copies.ok()) break;  // later ones wait too: no overtaking
+    PAGODA_CHECK(copies->empty());
+    waiting_.pop_front();
+    Request& request = *requests_.at(seq.request().id());
+    if (!request.timing().first_scheduled) {
+      request.timing().first_scheduled = now;
+      request.set_num_cached_tokens(prefix.num_tokens);
+    }
+    seq.set_num_computed_tokens(prefix.num_tokens);
+    seq.set_status(RequestStatus::kRunning);
+    running_.push_back(&seq);
+    slots += SeqSlots(seq);
+    plan.seqs.push_back(MakeEntry(seq, num_new, prefix.num_tokens));
+    budget -= num_new;
+  }
+  plan.num_batched_tokens = config_.max_num_batched_tokens - budget;
+  DebugCheckInvariants();
+  return plan;
+}
+
+UpdateResult Scheduler::Update(const StepPlan& plan, std::span<const std::vector<int32_t>> sampled) {
+  PAGODA_CHECK_MSG(sampled.size() == plan.seqs.size(), "one sample list per scheduled sequence");
+  const double now = Now();
+  UpdateResult result;
+  for (size_t j = 0; j < plan.seqs.size(); ++j) {
+    const ScheduledSequence& e = plan.seqs[j];
+    auto it = live_.find(e.seq_id);
+    if (it == live_.end()) continue;  // aborted after Schedule()
+    Sequence& seq = *it->second;
+    PAGODA_CHECK_MSG(seq.num_computed_tokens() == e.num_computed_tokens, "plan applied twice or out of order");
+    seq.set_num_computed_tokens(e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size()));
+    PAGODA_CHECK_MSG(static_cast<int32_t>(sampled[j].size()) == e.num_samples, "wrong number of sampled tokens");
+    if (!e.needs_logits) continue;
+    Request& request = *requests_.at(e.request_id);
+    if (!request.timing().first_token) prompt_tokens_ += request.num_prompt_tokens();
+    // Fork before appending: the children share the computed prompt, and the
+    // next step copies the shared partial block on each one's first write.
+    std::vector<Sequence*> targets = {&seq};
+    if (e.num_samples > 1) {
+      auto pos = std::find(running_.begin(), running_.end(), &seq);
+      PAGODA_CHECK(pos != running_.end());
+      for (int32_t k = 1; k < e.num_samples; ++k) {
+        Sequence& child = request.Fork(seq);
+        kv_.Fork(seq, child);
+        live_.emplace(child.id(), &child);
+        pos = running_.insert(pos + 1, &child);
+        targets.push_back(&child);
+      }
+    }
+    for (int32_t k = 0; k < e.num_samples; ++k) AppendToken(request, *targets[k], sampled[j][k], now, result);
+    TakeIfFinished(e.request_id, result);
+  }
+  DebugCheckInvariants();
+  return result;
+}
+
+void Scheduler::AppendToken(Request& request, Sequence& seq, int32_t token, double now, UpdateResult& result) {
+  seq.AppendToken(token);
+  ++generation_tokens_;
+  if (!request.timing().first_token) request.timing().first_token = now;
+  request.timing().last_token = now;
+  SequenceOutput out;
+  out.request_id = request.id();
+  out.seq_id = seq.id();
+  out.seq_index = seq.index();
+  out.new_token_ids = {token};
+  if (std::optional<StopDecision> stop = CheckStop(seq, config_.eos_token_id, config_.max_model_len)) {
+    Retire(seq, stop->status, stop->stop_reason);
+  }
+  out.status = seq.status();
+  out.stop_reason = seq.stop_reason();
+  result.outputs.push_back(std::move(out));
+}
+
+void Scheduler::Retire(Sequence& seq, RequestStatus status, StopReason reason) {
+  kv_.Free(seq);
+  std::erase(running_, &seq);
+  std::erase(waiting_, &seq);
+  live_.erase(seq.id());
+  seq.Finish(status, std::move(reason));
+  finished_since_schedule_.push_back(seq.id());
+}
+
+void Scheduler::TakeIfFinished(const std::string& request_id, UpdateResult& result) {
+  auto it = requests_.find(request_id);
+  if (it == requests_.end() || !it->second->finished()) return;
+  result.finished_requests.push_back(std::move(it->second));
+  requests_.erase(it);
+}
+
+std::unique_ptr<Request> Scheduler::AbortRequest(const std::string& request_id) {
+  auto it = requests_.find(request_id);
+  if (it == requests_.end()) return nullptr;
+  Request& request = *it->second;
+  for (int32_t i = 0; i < request.num_sequences(); ++i) {
+    Sequence& seq = request.sequence(i);
+    if (!seq.finished()) Retire(seq, RequestStatus::kFinishedAborted, std::nullopt);
+  }
+  std::unique_ptr<Request> out = std::move(it->second);
+  requests_.erase(it);
+  return out;
+}
+
+std::unique_ptr<Request> Scheduler::StopSequence(const std::string& request_id, int32_t seq_index, StopReason reason) {
+  auto it = requests_.find(request_id);
+  if (it == requests_.end()) return nullptr;
+  Sequence& seq = it->second->sequence(seq_index);
+  PAGODA_CHECK_MSG(!seq.finished(), "stopping a finished sequence");
+  Retire(seq, RequestStatus::kFinishedStopped, std::move(reason));
+  if (!it->second->finished()) return nullptr;
+  std::unique_ptr<Request> out = std::move(it->second);
+  requests_.erase(it);
+  return out;
+}
+
+const Request* Scheduler::request(const std::string& id) const {
+  auto it = requests_.find(id);
+  return it == requests_.end() ? nullptr : it->second.get();
+}
+
+SchedulerStats Scheduler::stats() const {
+  SchedulerStats s;
+  for (const auto& [id, request] : requests_) {
+    if (request->status() == RequestStatus::kRunning) {
+      ++s.num_running_requests;
+    } else {
+      ++s.num_waiting_requests;
+    }
+  }
+  s.num_running_seqs = static_cast<int32_t>(running_.size());
+  s.num_waiting_seqs = static_cast<int32_t>(waiting_.size());
+  s.kv_cache_usage = kv_.usage();
+  s.num_preemptions = num_preemptions_;
+  s.prompt_tokens = prompt_tokens_;
+  s.generation_tokens = generation_tokens_;
+  s.prefix_cache_queries = kv_.prefix_cache_queries();
+  s.prefix_cache_hits = kv_.prefix_cache_hits();
+  return s;
+}
+
+void Scheduler::DebugCheckInvariants() const {
+#ifndef NDEBUG
+  const Status s = CheckInvariants();
+  PAGODA_CHECK_MSG(s.ok(), s.message().c_str());
+#endif
+}
+
+Status Scheduler::CheckInvariants() const {
+  PAGODA_RETURN_IF_ERROR(kv_.CheckInvariants());
+  if (running_.size() + waiting_.size() != live_.size()) {
+    return InternalError(
+        fmt::format("{} running + {} waiting sequences, {} live", running_.size(), waiting_.size(), live_.size()));
+  }
+  const int64_t bs = kv_.block_size();
+  for (const Sequence* s : running_) {
+    if (!live_.contains(s->id()) || s->status() != RequestStatus::kRunning) {
+      return InternalError(fmt::format("running sequence {} is {}", s->id(), RequestStatusName(s->status())));
+    }
+    const int64_t covered = static_cast<int64_t>(kv_.block_table(s->id()).size()) * bs;
+    if (covered < s->num_computed_tokens()) {
+      return InternalError(fmt::format("sequence {} computed {} tokens but its blocks hold {}", s->id(),
+                                       s->num_computed_tokens(), covered));
+    }
+  }
+  for (const Sequence* s : waiting_) {
+    if (!live_.contains(s->id()) || kv_.has_blocks(s->id()) || s->num_computed_tokens() != 0 ||
+        (s->status() != RequestStatus::kWaiting && s->status() != RequestStatus::kPreempted)) {
+      return InternalError(
+          fmt::format("waiting sequence {} is {} or holds blocks", s->id(), RequestStatusName(s->status())));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace pagoda

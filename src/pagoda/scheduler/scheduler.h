@@ -1,0 +1,101 @@
+// Iteration-level scheduler (continuous batching). Each step it gives every
+// running sequence its next tokens (a decode token, or the next chunk of a
+// prompt or of a recomputation) within a token budget, then admits waiting
+// sequences with what budget is left. There are no prefill and decode
+// phases: each sequence's num_computed_tokens chases its num_tokens.
+//
+// When blocks run out a running sequence is preempted by recompute: its
+// blocks are freed and it goes to the front of the waiting queue, to be
+// recomputed, usually from its own still-cached prefix.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pagoda/base/status.h"
+#include "pagoda/kv_blocks/kv_cache_manager.h"
+#include "pagoda/request/request.h"
+#include "pagoda/scheduler/scheduler_config.h"
+#include "pagoda/scheduler/step_plan.h"
+
+namespace pagoda {
+
+// Gauges and totals for the engine's metrics.
+struct SchedulerStats {
+  int32_t num_running_requests = 0;  // with at least one running sequence
+  int32_t num_waiting_requests = 0;  // unfinished, none running
+  int32_t num_running_seqs = 0;
+  int32_t num_waiting_seqs = 0;
+  double kv_cache_usage = 0;
+  int64_t num_preemptions = 0;
+  int64_t prompt_tokens = 0;      // prompts whose first token was sampled
+  int64_t generation_tokens = 0;  // tokens sampled
+  int64_t prefix_cache_queries = 0;
+  int64_t prefix_cache_hits = 0;
+};
+
+class Scheduler {
+ public:
+  explicit Scheduler(SchedulerConfig config);
+
+  // Queues a request, or refuses one that can never run: an invalid id or
+  // sampling parameters, a prompt of max_model_len tokens or more, more
+  // sequences than max_num_seqs, or a sequence that could outgrow the whole
+  // KV cache.
+  Status AddRequest(std::unique_ptr<Request> request);
+  // Cancels a request wherever it is, freeing its blocks; null when unknown.
+  std::unique_ptr<Request> AbortRequest(const std::string& request_id);
+  // Ends one unfinished sequence as stopped, for a stop string the engine
+  // matched in the text, freeing its blocks. Returns the request when that
+  // was its last unfinished sequence, else null (also for unknown ones).
+  std::unique_ptr<Request> StopSequence(const std::string& request_id, int32_t seq_index, StopReason reason);
+
+  StepPlan Schedule();
+  // Applies the step: sampled[i] holds plan.seqs[i].num_samples tokens.
+  // Sequences aborted since Schedule() are skipped.
+  UpdateResult Update(const StepPlan& plan, std::span<const std::vector<int32_t>> sampled);
+
+  bool has_unfinished_requests() const { return !requests_.empty(); }
+  const Request* request(const std::string& id) const;
+  SchedulerStats stats() const;
+  const KvCacheManager& kv_cache() const { return kv_; }
+  const SchedulerConfig& config() const { return config_; }
+
+  // The KV manager's invariants, plus: every live sequence is in exactly one
+  // queue, running ones hold blocks covering their computed tokens, waiting
+  // ones hold none.
+  Status CheckInvariants() const;
+
+ private:
+  // CheckInvariants() after every Schedule() and Update() in debug builds.
+  void DebugCheckInvariants() const;
+  double Now() const;
+  // Sequences a request will hold once forked (one for a forked sequence).
+  int32_t SeqSlots(const Sequence& seq) const;
+  bool Precedes(const Sequence& a, const Sequence& b) const;  // by the policy's waiting order
+  void Enqueue(Sequence& seq, bool preempted);
+  void Preempt(Sequence& seq, StepPlan& plan);
+  ScheduledSequence MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const;
+  // Marks a sequence finished, frees its blocks and drops it from the queues.
+  void Retire(Sequence& seq, RequestStatus status, StopReason reason);
+  void AppendToken(Request& request, Sequence& seq, int32_t token, double now, UpdateResult& result);
+  void TakeIfFinished(const std::string& request_id, UpdateResult& result);
+
+  SchedulerConfig config_;
+  KvCacheManager kv_;
+  std::unordered_map<std::string, std::unique_ptr<Request>> requests_;
+  std::unordered_map<SeqId, Sequence*> live_;  // unfinished sequences
+  std::vector<Sequence*> running_;             // scheduling order; the back is preempted first
+  std::deque<Sequence*> waiting_;              // the front is admitted first
+  std::vector<SeqId> finished_since_schedule_;
+  int64_t num_preemptions_ = 0;
+  int64_t prompt_tokens_ = 0;
+  int64_t generation_tokens_ = 0;
+};
+
+}  // namespace pagoda

@@ -1,0 +1,28 @@
+// The scheduler's knobs, named after vLLM's engine arguments.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+
+#include "pagoda/kv_blocks/kv_cache_manager.h"
+
+namespace pagoda {
+
+enum class SchedulingPolicy {
+  kFcfs,      // arrival order; the newest running sequence is preempted first
+  kPriority,  // lowest priority value first, then arrival; preempts the lowest priority, newest first
+};
+
+struct SchedulerConfig {
+  int32_t max_num_batched_tokens = 2048;  // tokens computed per step, all sequences together
+  int32_t max_num_seqs = 256;             // sequences running at once
+  int64_t max_model_len = 2048;           // prompt plus output, per sequence
+  SchedulingPolicy policy = SchedulingPolicy::kFcfs;
+  std::optional<int32_t> eos_token_id;  // none: only stop tokens and lengths end a sequence
+  KvCacheConfig kv;
+  // Seconds on a monotonic clock, for request timings; steady_clock when empty.
+  std::function<double()> clock;
+};
+
+}  // namespace pagoda

@@ -1,0 +1,287 @@
+// Randomized simulation of the bookkeeping stack with no model: random
+// arrivals, shared prefixes, n > 1, aborts and a pool small enough to force
+// preemptions. A fake runner keeps a token per KV slot, performs the plan's
+// block copies and writes, and its fake model reads each sequence's context
+// back through the block table, so any wrong sharing, missed copy or bad
+// prefix hit changes the tokens. Every request must end with exactly the
+// tokens an unlimited pool gives: the fake model makes them a pure function
+// of the context, computed here directly as the oracle.
+#include <gtest/gtest.h>
+
+#include <map>
+#include <ostream>
+#include <random>
+#include <set>
+
+#include "pagoda/scheduler/scheduler.h"
+
+namespace pagoda {
+namespace {
+
+constexpr int32_t kBlockSize = 4;
+constexpr int32_t kEos = 2;
+constexpr int32_t kVocab = 64;
+
+// The fake model's sample `k` after `context`: a mix of every token, EOS
+// about one time in 25.
+int32_t FakeToken(std::span<const int32_t> context, int32_t k) {
+  uint64_t h = 0x9e3779b97f4a7c15ull * (k + 1);
+  for (int32_t t : context) {
+    h ^= static_cast<uint64_t>(t) + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    h *= 0xbf58476d1ce4e5b9ull;
+    h ^= h >> 31;
+  }
+  return h % 25 == 0 ? kEos : static_cast<int32_t>(3 + h % (kVocab - 3));
+}
+
+struct Expected {
+  std::vector<int32_t> tokens;
+  RequestStatus status;
+  StopReason stop_reason;
+};
+
+// What sequence k of a request gets with unlimited KV cache.
+Expected Oracle(const Request& r, int32_t k, int64_t max_model_len) {
+  const SamplingParams& p = r.params();
+  std::vector<int32_t> context = r.prompt_token_ids();
+  Expected e;
+  int32_t sample = k;  // the first token is sample k of the shared prompt's logits
+  while (true) {
+    const int32_t t = FakeToken(context, sample);
+    sample = 0;
+    context.push_back(t);
+    e.tokens.push_back(t);
+    const int64_t n = static_cast<int64_t>(e.tokens.size());
+    if (n >= p.min_tokens) {
+      if (!p.ignore_eos && t == kEos) {
+        e.status = RequestStatus::kFinishedStopped;
+        return e;
+      }
+      if (std::find(p.stop_token_ids.begin(), p.stop_token_ids.end(), t) != p.stop_token_ids.end()) {
+        e.status = RequestStatus::kFinishedStopped;
+        e.stop_reason = t;
+        return e;
+      }
+    }
+    if (static_cast<int64_t>(context.size()) >= max_model_len || (p.max_tokens && n >= *p.max_tokens)) {
+      e.status = RequestStatus::kFinishedLength;
+      return e;
+    }
+  }
+}
+
+struct SimConfig {
+  uint32_t seed;
+  SchedulingPolicy policy;
+  bool prefix_caching;
+};
+
+void PrintTo(const SimConfig& c, std::ostream* os) {
+  *os << "seed " << c.seed << (c.policy == SchedulingPolicy::kFcfs ? " fcfs" : " priority")
+      << (c.prefix_caching ? "" : " no-prefix-caching");
+}
+
+struct SimCounts {
+  int64_t finished = 0, aborted = 0, refused = 0, forked = 0, copies = 0, cached_tokens = 0;
+};
+
+class Simulation {
+ public:
+  explicit Simulation(const SimConfig& c) : rng_(c.seed) {
+    SchedulerConfig sc;
+    sc.max_num_batched_tokens = 32;
+    sc.max_num_seqs = 8;
+    sc.max_model_len = 64;
+    sc.policy = c.policy;
+    sc.eos_token_id = kEos;
+    sc.kv = {.num_blocks = 24, .block_size = kBlockSize, .enable_prefix_caching = c.prefix_caching};
+    sc.clock = [this] { return static_cast<double>(step_); };
+    scheduler_ = std::make_unique<Scheduler>(std::move(sc));
+    kv_.assign(24 * kBlockSize, -1);
+    for (int i = 0; i < 4; ++i) {
+      std::vector<int32_t> prefix(Uniform(0, 21));
+      for (int32_t& t : prefix) t = Uniform(3, kVocab - 1);
+      prefixes_.push_back(prefix);
+    }
+  }
+
+  void Run(int arrival_steps, int drain_steps) {
+    for (step_ = 0; step_ < arrival_steps + drain_steps; ++step_) {
+      if (step_ >= arrival_steps && !scheduler_->has_unfinished_requests()) break;
+      if (step_ < arrival_steps) Arrivals();
+      if (Chance(0.03)) AbortSomething();
+      Step();
+      const Status s = scheduler_->CheckInvariants();
+      ASSERT_TRUE(s.ok()) << "step " << step_ << ": " << s.ToString();
+    }
+    ASSERT_FALSE(scheduler_->has_unfinished_requests()) << "requests still unfinished after draining";
+    const KvCacheManager& kv = scheduler_->kv_cache();
+    EXPECT_EQ(kv.pool().num_free(), kv.num_blocks());
+    EXPECT_TRUE(kv.CheckInvariants().ok());
+  }
+
+  const SimCounts& counts() const { return counts_; }
+  SchedulerStats stats() const { return scheduler_->stats(); }
+
+ private:
+  int32_t Uniform(int32_t lo, int32_t hi) { return std::uniform_int_distribution<int32_t>(lo, hi)(rng_); }
+  bool Chance(double p) { return std::bernoulli_distribution(p)(rng_); }
+
+  void Arrivals() {
+    if (!Chance(0.3)) return;
+    std::vector<int32_t> prompt = prefixes_[Uniform(0, 3)];
+    const int32_t suffix = Uniform(prompt.empty() ? 1 : 0, 30);
+    for (int i = 0; i < suffix; ++i) prompt.push_back(Uniform(3, kVocab - 1));
+    if (Chance(0.02)) prompt.resize(Uniform(64, 70), 3);  // at or over max_model_len: refused
+    SamplingParams p;
+    p.n = Chance(0.25) ? Uniform(2, 3) : 1;
+    p.max_tokens = Chance(0.1) ? std::nullopt : std::optional<int32_t>(Uniform(1, 24));
+    p.min_tokens = Chance(0.2) ? Uniform(1, 3) : 0;
+    if (p.max_tokens) p.min_tokens = std::min(p.min_tokens, *p.max_tokens);
+    p.ignore_eos = Chance(0.2);
+    if (Chance(0.2)) p.stop_token_ids = {Uniform(3, kVocab - 1)};
+    CacheKeys keys;
+    if (Chance(0.1)) keys.cache_salt = "tenant";
+    const std::string id = "r" + std::to_string(next_id_++);
+    const int64_t longest = p.max_tokens ? std::min<int64_t>(64, prompt.size() + *p.max_tokens) : 64;
+    const bool refusable = static_cast<int64_t>(prompt.size()) >= 64 || longest > 24 * kBlockSize;
+    const Status s = scheduler_->AddRequest(
+        std::make_unique<Request>(id, std::move(prompt), p, static_cast<double>(step_), Uniform(0, 3), keys));
+    ASSERT_EQ(s.ok(), !refusable) << s.ToString();
+    if (s.ok()) {
+      live_.insert(id);
+    } else {
+      ++counts_.refused;
+    }
+  }
+
+  void AbortSomething() {
+    if (live_.empty()) return;
+    auto it = live_.begin();
+    std::advance(it, Uniform(0, static_cast<int32_t>(live_.size()) - 1));
+    std::unique_ptr<Request> r = scheduler_->AbortRequest(*it);
+    ASSERT_NE(r, nullptr);
+    CheckAborted(*r);
+    live_.erase(it);
+  }
+
+  // An aborted request's outputs so far are a prefix of what it would get.
+  void CheckAborted(const Request& r) {
+    ++counts_.aborted;
+    for (int32_t k = 0; k < r.num_sequences(); ++k) {
+      const Sequence& seq = r.sequence(k);
+      const Expected e = Oracle(r, k, 64);
+      ASSERT_LE(seq.num_output_tokens(), static_cast<int64_t>(e.tokens.size()));
+      EXPECT_TRUE(std::equal(seq.output_token_ids().begin(), seq.output_token_ids().end(), e.tokens.begin()))
+          << r.id() << " seq " << k;
+    }
+  }
+
+  int32_t& Slot(const ScheduledSequence& e, int64_t pos) {
+    const int32_t block = e.block_table.at(pos / kBlockSize);
+    return kv_.at(static_cast<size_t>(block) * kBlockSize + pos % kBlockSize);
+  }
+
+  const Sequence* FindSequence(const ScheduledSequence& e) const {
+    const Request* r = scheduler_->request(e.request_id);
+    return r ? &r->sequence(e.seq_index) : nullptr;
+  }
+
+  void Step() {
+    StepPlan plan = scheduler_->Schedule();
+    ASSERT_LE(plan.num_batched_tokens, 32);
+    ASSERT_LE(plan.seqs.size(), 8u);
+    // The runner: copies first, then every new token's K/V, then reads.
+    for (const BlockCopy& c : plan.copies) {
+      std::copy_n(kv_.begin() + c.src * kBlockSize, kBlockSize, kv_.begin() + c.dst * kBlockSize);
+    }
+    counts_.copies += static_cast<int64_t>(plan.copies.size());
+    for (const ScheduledSequence& e : plan.seqs) {
+      for (size_t i = 0; i < e.token_ids.size(); ++i) Slot(e, e.num_computed_tokens + i) = e.token_ids[i];
+    }
+    std::vector<std::vector<int32_t>> sampled;
+    for (const ScheduledSequence& e : plan.seqs) {
+      const Sequence* seq = FindSequence(e);
+      ASSERT_NE(seq, nullptr);
+      ASSERT_FALSE(e.token_ids.empty()) << "a prefix hit must leave the last token to compute";
+      // A prefix hit reuses blocks holding exactly this sequence's tokens.
+      counts_.cached_tokens += e.num_cached_tokens;
+      for (int64_t pos = 0; pos < e.num_cached_tokens; ++pos) {
+        ASSERT_EQ(Slot(e, pos), seq->token_ids()[pos]) << "prefix hit on wrong K/V at " << pos;
+      }
+      std::vector<int32_t> tokens;
+      if (e.needs_logits) {
+        const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
+        std::vector<int32_t> context;
+        for (int64_t pos = 0; pos < end; ++pos) context.push_back(Slot(e, pos));
+        ASSERT_TRUE(std::equal(context.begin(), context.end(), seq->token_ids().begin())) << e.request_id;
+        for (int32_t k = 0; k < e.num_samples; ++k) tokens.push_back(FakeToken(context, k));
+        if (e.num_samples > 1) ++counts_.forked;
+      }
+      sampled.push_back(std::move(tokens));
+    }
+    // Sometimes a client goes away while the step runs.
+    if (Chance(0.01)) AbortSomething();
+    UpdateResult result = scheduler_->Update(plan, sampled);
+    for (const std::unique_ptr<Request>& r : result.finished_requests) CheckFinished(*r);
+  }
+
+  void CheckFinished(const Request& r) {
+    ++counts_.finished;
+    live_.erase(r.id());
+    ASSERT_EQ(r.num_sequences(), r.params().num_sequences());
+    for (int32_t k = 0; k < r.num_sequences(); ++k) {
+      const Sequence& seq = r.sequence(k);
+      const Expected e = Oracle(r, k, 64);
+      EXPECT_EQ(std::vector<int32_t>(seq.output_token_ids().begin(), seq.output_token_ids().end()), e.tokens)
+          << r.id() << " seq " << k << " after " << seq.num_preemptions() << " preemptions";
+      EXPECT_EQ(seq.status(), e.status) << r.id();
+      EXPECT_EQ(seq.stop_reason(), e.stop_reason) << r.id();
+    }
+  }
+
+  std::mt19937 rng_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::vector<int32_t> kv_;  // the token whose K/V each slot holds
+  std::vector<std::vector<int32_t>> prefixes_;
+  std::set<std::string> live_;
+  int64_t step_ = 0;
+  int64_t next_id_ = 0;
+  SimCounts counts_;
+};
+
+class SimulationTest : public ::testing::TestWithParam<SimConfig> {};
+
+TEST_P(SimulationTest, EveryRequestGetsItsUnlimitedPoolOutput) {
+  Simulation sim(GetParam());
+  sim.Run(/*arrival_steps=*/6000, /*drain_steps=*/20000);
+  const SimCounts& c = sim.counts();
+  const SchedulerStats s = sim.stats();
+  // The run must have exercised what it claims to test.
+  EXPECT_GT(c.finished, 1000);
+  EXPECT_GT(c.aborted, 50);
+  EXPECT_GT(c.refused, 0);
+  EXPECT_GT(c.forked, 100);
+  EXPECT_GT(c.copies, 100);
+  EXPECT_GT(s.num_preemptions, 100);
+  if (GetParam().prefix_caching) {
+    EXPECT_GT(c.cached_tokens, 5000);
+    EXPECT_GT(s.prefix_cache_hits, 0);
+  } else {
+    EXPECT_EQ(c.cached_tokens, 0);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Seeds, SimulationTest,
+                         ::testing::Values(SimConfig{1, SchedulingPolicy::kFcfs, true},
+                                           SimConfig{2, SchedulingPolicy::kFcfs, true},
+                                           SimConfig{3, SchedulingPolicy::kPriority, true},
+                                           SimConfig{4, SchedulingPolicy::kFcfs, false}),
+                         [](const auto& info) {
+                           return "Seed" + std::to_string(info.param.seed) +
+                                  (info.param.policy == SchedulingPolicy::kFcfs ? "Fcfs" : "Priority") +
+                                  (info.param.prefix_caching ? "" : "NoPrefixCaching");
+                         });
+
+}  // namespace
+}  // namespace pagoda
