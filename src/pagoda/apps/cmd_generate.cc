@@ -36,12 +36,13 @@ using Clock = std::chrono::steady_clock;
 double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
 
 Status Generate(const GenerateArgs& args) {
-  SamplingOptions sampling;
+  SamplingParams sampling;
   sampling.temperature = args.temperature;
   sampling.top_p = args.top_p;
   sampling.top_k = args.top_k;
-  sampling.seed = args.seed;
+  if (args.seed) sampling.seed = static_cast<int64_t>(*args.seed);
   PAGODA_RETURN_IF_ERROR(sampling.Validate());
+  sampling.Normalize();
   if (args.max_tokens < 1) return InvalidArgumentError("--max-tokens must be at least 1");
   if (args.prefill_chunk < 1) return InvalidArgumentError("--prefill-chunk must be at least 1");
 
@@ -62,7 +63,9 @@ Status Generate(const GenerateArgs& args) {
   BlockPool blocks(static_cast<int32_t>(arena->num_blocks()));
   ThreadPool pool(args.threads);
   ModelRunner runner(*m.model, *arena, pool);
-  Sampler sampler(sampling);
+  Sampler sampler(static_cast<int32_t>(config.vocab_size), {});
+  const RandomStream random = RandomStream::For(sampling.seed, /*child_index=*/0);
+  SampledToken sampled;
   tokenizer::IncrementalDetokenizer detok(*m.tokenizer, /*skip_special_tokens=*/true);
 
   std::vector<int32_t> table;
@@ -83,7 +86,10 @@ Status Generate(const GenerateArgs& args) {
   const auto t1 = Clock::now();
   int generated = 0;
   while (true) {
-    const int32_t next = sampler.Sample(logits);
+    const SamplingSequence sequence{&sampling, std::span(tokens).first(prompt_len),
+                                    std::span(tokens).subspan(prompt_len), {}, random};
+    sampler.Sample(logits, {&sequence, 1}, {&sampled, 1});
+    const int32_t next = sampled.token_id;
     ++generated;
     if (!args.ignore_eos && m.tokenizer->eos_id() && next == *m.tokenizer->eos_id()) break;
     PAGODA_ASSIGN_OR_RETURN(std::string delta, detok.Push(next));

@@ -1,67 +1,74 @@
 #include "pagoda/sampler/sampler.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <cmath>
+
+#include "pagoda/base/check.h"
+#include "pagoda/sampler/logits_processors.h"
 
 namespace pagoda {
 
-Status SamplingOptions::Validate() const {
-  if (!(temperature >= 0.0f) || !std::isfinite(temperature)) {
-    return InvalidArgumentError(fmt::format("temperature must be >= 0, got {}", temperature));
-  }
-  if (!(top_p > 0.0f && top_p <= 1.0f)) return InvalidArgumentError(fmt::format("top_p must be in (0, 1], got {}", top_p));
-  if (top_k < -1) return InvalidArgumentError(fmt::format("top_k must be -1, 0 or positive, got {}", top_k));
-  return Status::Ok();
+Sampler::Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids)
+    : vocab_size_(vocab_size),
+      eos_token_ids_(std::move(eos_token_ids)),
+      row_(static_cast<size_t>(vocab_size)),
+      counts_(static_cast<size_t>(vocab_size), 0),
+      token_set_(vocab_size),
+      top_k_top_p_(vocab_size) {
+  PAGODA_CHECK(vocab_size > 0);
+  for (int32_t id : eos_token_ids_) PAGODA_CHECK(id >= 0 && id < vocab_size);
 }
 
-int32_t Argmax(std::span<const float> logits) {
-  return static_cast<int32_t>(std::max_element(logits.begin(), logits.end()) - logits.begin());
+void Sampler::Sample(std::span<const float> logits, std::span<const SamplingSequence> sequences,
+                     std::span<SampledToken> out) {
+  PAGODA_CHECK(logits.size() == sequences.size() * static_cast<size_t>(vocab_size_));
+  PAGODA_CHECK(out.size() == sequences.size());
+  for (size_t i = 0; i < sequences.size(); ++i) {
+    const std::span<const float> raw = logits.subspan(i * vocab_size_, vocab_size_);
+    const int32_t token = SampleRow(raw, sequences[i]);
+    Score(raw, token, sequences[i].params->logprobs.value_or(0), out[i]);
+  }
 }
 
-Sampler::Sampler(const SamplingOptions& options)
-    : options_(options), rng_(options.seed ? *options.seed : std::random_device{}()) {}
+void Sampler::ScorePromptTokens(std::span<const float> logits, std::span<const int32_t> next_token_ids,
+                                int32_t num_logprobs, std::span<SampledToken> out) {
+  PAGODA_CHECK(logits.size() == next_token_ids.size() * static_cast<size_t>(vocab_size_));
+  PAGODA_CHECK(out.size() == next_token_ids.size());
+  for (size_t i = 0; i < next_token_ids.size(); ++i) {
+    Score(logits.subspan(i * vocab_size_, vocab_size_), next_token_ids[i], num_logprobs, out[i]);
+  }
+}
 
-int32_t Sampler::Sample(std::span<const float> logits) {
-  if (options_.temperature == 0.0f) return Argmax(logits);
+int32_t Sampler::SampleRow(std::span<const float> raw, const SamplingSequence& sequence) {
+  const SamplingParams& p = *sequence.params;
+  std::copy(raw.begin(), raw.end(), row_.begin());
+  const std::span<float> row(row_);
 
-  candidates_.clear();
-  for (size_t i = 0; i < logits.size(); ++i) {
-    candidates_.emplace_back(logits[i] / options_.temperature, static_cast<int32_t>(i));
+  if (p.allowed_token_ids) logits::KeepAllowed(row, *p.allowed_token_ids, token_set_);
+  logits::BanBadWords(row, sequence.bad_words_token_ids, sequence.output_token_ids);
+  logits::AddLogitBias(row, p.logit_bias);
+  if (static_cast<int64_t>(sequence.output_token_ids.size()) < p.min_tokens) {
+    // vLLM bans EOS here even with ignore_eos: its all_stop_token_ids always
+    // holds the model's EOS ids.
+    logits::Ban(row, p.stop_token_ids);
+    logits::Ban(row, eos_token_ids_);
   }
-  // Highest first; ties by id so the order never depends on the sort.
-  auto by_logit = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
-  size_t keep = candidates_.size();
-  if (options_.top_k > 0) keep = std::min<size_t>(keep, options_.top_k);
-  std::partial_sort(candidates_.begin(), candidates_.begin() + keep, candidates_.end(), by_logit);
-  candidates_.resize(keep);
+  logits::ApplyPenalties(row, sequence.prompt_token_ids, sequence.output_token_ids,
+                         {p.repetition_penalty, p.frequency_penalty, p.presence_penalty}, token_set_, counts_);
 
-  const float max_logit = candidates_.front().first;
-  double total = 0;
-  for (auto& c : candidates_) {
-    c.first = std::exp(c.first - max_logit);
-    total += c.first;
-  }
-  if (options_.top_p < 1.0f) {
-    // Keep the smallest prefix whose probability reaches top_p (at least one token).
-    double cumulative = 0;
-    size_t n = 0;
-    while (n < candidates_.size()) {
-      cumulative += candidates_[n++].first / total;
-      if (cumulative >= options_.top_p) break;
-    }
-    candidates_.resize(n);
-    total = 0;
-    for (const auto& c : candidates_) total += c.first;
-  }
-  const double u = std::uniform_real_distribution<double>(0.0, total)(rng_);
-  double acc = 0;
-  for (const auto& c : candidates_) {
-    acc += c.first;
-    if (u < acc) return c.second;
-  }
-  return candidates_.back().second;
+  if (p.IsGreedy()) return logits::Argmax(row);
+  logits::ApplyTemperature(row, p.temperature);
+  logits::ApplyMinP(row, p.min_p);
+  const double uniform = sequence.random.Uniform(static_cast<int64_t>(sequence.output_token_ids.size()));
+  const int32_t token = top_k_top_p_.Sample(row, p.top_k, p.top_p, uniform);
+  return token >= 0 ? token : logits::Argmax(row);
+}
+
+void Sampler::Score(std::span<const float> raw, int32_t token_id, int32_t num_logprobs, SampledToken& out) {
+  raw_logprobs_.Reset(raw);
+  out.token_id = token_id;
+  out.logprob = raw_logprobs_.Logprob(token_id);
+  out.rank = raw_logprobs_.Rank(token_id);
+  raw_logprobs_.TopN(num_logprobs, out.top_logprobs);
 }
 
 }  // namespace pagoda

@@ -1,40 +1,79 @@
-// Picks the next token from a row of logits: greedy at temperature 0,
-// otherwise temperature, top-k and top-p (in vLLM's order) and a draw from a
-// per-request seeded generator, so a seed reproduces the same tokens.
+// Picks the next token of every sequence in a batch from its row of logits,
+// with vLLM's processors in vLLM's order:
+//   1. allowed_token_ids mask, bad words mask;
+//   2. logit_bias, then min_tokens (EOS and stop_token_ids banned until
+//      min_tokens tokens are out);
+//   3. repetition penalty (prompt + output), frequency and presence
+//      penalties (output only);
+//   4. greedy (temperature 0): argmax, lowest id on ties; otherwise
+//      temperature, min_p, top-k, top-p and a draw from the sequence's own
+//      RandomStream.
+// Logprobs come from the raw logits, before step 1. Rows are independent:
+// nothing one row sees depends on the others, so a seeded sequence gets the
+// same tokens in any batch.
 #pragma once
 
 #include <cstdint>
-#include <optional>
-#include <random>
 #include <span>
 #include <vector>
 
-#include "pagoda/base/status.h"
+#include "pagoda/request/sampling_params.h"
+#include "pagoda/sampler/random_stream.h"
+#include "pagoda/sampler/raw_logprobs.h"
+#include "pagoda/sampler/token_set.h"
+#include "pagoda/sampler/top_k_top_p.h"
 
 namespace pagoda {
 
-struct SamplingOptions {
-  float temperature = 1.0f;  // 0 = greedy
-  float top_p = 1.0f;        // (0, 1]
-  int32_t top_k = 0;         // 0 or -1 = all tokens
-  std::optional<uint64_t> seed;
+// One row's sequence, borrowed for the call.
+struct SamplingSequence {
+  const SamplingParams* params;  // validated and normalized
+  std::span<const int32_t> prompt_token_ids;
+  std::span<const int32_t> output_token_ids;  // generated so far by this sequence
+  // params.bad_words, tokenized by the caller as vLLM does (each word with
+  // and without a leading space); ids must be in the vocabulary.
+  std::span<const std::vector<int32_t>> bad_words_token_ids;
+  RandomStream random;  // RandomStream::For(params->seed, child index), kept for the sequence's life
+};
 
-  Status Validate() const;
+// A chosen (or, for prompt logprobs, given) token and its raw log probability.
+struct SampledToken {
+  int32_t token_id = -1;
+  float logprob = 0.0f;  // raw log-softmax; a sequence's cumulative_logprob is the sum
+  int32_t rank = 0;      // tokens with a raw logprob >= this one's (1 = most likely)
+  std::vector<TokenLogprob> top_logprobs;  // the `logprobs` most likely, best first
 };
 
 class Sampler {
  public:
-  explicit Sampler(const SamplingOptions& options);
+  // eos_token_ids: the model's EOS ids (generation_config's too), which
+  // min_tokens bans besides stop_token_ids, whatever ignore_eos says.
+  Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids);
 
-  int32_t Sample(std::span<const float> logits);
+  int32_t vocab_size() const { return vocab_size_; }
+
+  // logits: sequences.size() rows of vocab_size. out[i] receives row i's
+  // token; reusing `out` across calls reuses its vectors' memory. If every
+  // token of a row is masked, the row gets the lowest id (argmax of all -inf).
+  void Sample(std::span<const float> logits, std::span<const SamplingSequence> sequences, std::span<SampledToken> out);
+
+  // Prompt logprobs: logits row i predicted next_token_ids[i], the prompt
+  // token that actually followed; out[i] gets its logprob, rank and top-N.
+  void ScorePromptTokens(std::span<const float> logits, std::span<const int32_t> next_token_ids, int32_t num_logprobs,
+                         std::span<SampledToken> out);
 
  private:
-  SamplingOptions options_;
-  std::mt19937_64 rng_;
-  std::vector<std::pair<float, int32_t>> candidates_;  // reused across calls
-};
+  int32_t SampleRow(std::span<const float> raw, const SamplingSequence& sequence);
+  void Score(std::span<const float> raw, int32_t token_id, int32_t num_logprobs, SampledToken& out);
 
-// Index of the largest logit; the lowest id wins a tie.
-int32_t Argmax(std::span<const float> logits);
+  int32_t vocab_size_;
+  std::vector<int32_t> eos_token_ids_;
+  // Per-row scratch, sized once.
+  std::vector<float> row_;
+  std::vector<int32_t> counts_;
+  TokenSet token_set_;
+  TopKTopPSampler top_k_top_p_;
+  RawLogprobs raw_logprobs_;
+};
 
 }  // namespace pagoda
