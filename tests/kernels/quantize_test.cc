@@ -73,7 +73,7 @@ TEST(DequantizeTest, HalfFormats) {
 }
 
 // A block whose largest magnitude is 127, so d = 1 and the quantized values
-// are roundf(x) exactly; includes halfway cases, which roundf sends away from zero.
+// are the rounded x exactly; includes halfway cases (GGML rounds them to even).
 std::vector<float> UnitScaleBlock() {
   std::vector<float> x(32, 0.0f);
   const float values[] = {127.0f, 2.5f, -2.5f, 0.5f, -0.5f, 1.49f, -1.51f, 3.5f, -126.5f, 0.0f, 64.25f};
@@ -81,12 +81,14 @@ std::vector<float> UnitScaleBlock() {
   return x;
 }
 
-TEST(QuantizeTest, Q8_0RoundsHalfAwayFromZero) {
+// GGML's x86 quantize_row_q8_0/q8_1 round with the SIMD round instruction:
+// to nearest, ties to even.
+TEST(QuantizeTest, Q8_0RoundsHalfToEven) {
   const std::vector<float> x = UnitScaleBlock();
   BlockQ8_0 b;
   ref::QuantizeRowQ8_0(x.data(), &b, 32);
   EXPECT_EQ(b.d, 0x3c00);
-  const int expected[] = {127, 3, -3, 1, -1, 1, -2, 4, -127, 0, 64};
+  const int expected[] = {127, 2, -2, 0, 0, 1, -2, 4, -126, 0, 64};
   for (int j = 0; j < 11; ++j) EXPECT_EQ(b.qs[j], expected[j]) << j;
   for (int j = 11; j < 32; ++j) EXPECT_EQ(b.qs[j], 0);
 }
@@ -97,7 +99,7 @@ TEST(QuantizeTest, Q8_1StoresScaledSum) {
   BlockQ8_1 b[2];
   ref::QuantizeRowQ8_1(x.data(), b, 64);
   EXPECT_EQ(b[0].d, 0x3c00);
-  EXPECT_EQ(F16ToF32(b[0].s), 127 + 3 - 3 + 1 - 1 + 1 - 2 + 4 - 127 + 0 + 64);
+  EXPECT_EQ(F16ToF32(b[0].s), 127 + 2 - 2 + 0 + 0 + 1 - 2 + 4 - 126 + 0 + 64);
   EXPECT_EQ(b[1].d, 0);
   EXPECT_EQ(b[1].s, 0);
   for (int j = 0; j < 32; ++j) EXPECT_EQ(b[1].qs[j], 0);

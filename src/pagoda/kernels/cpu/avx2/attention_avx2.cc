@@ -1,12 +1,17 @@
 // One (query row, head) of PagedAttention with AVX2, in the arithmetic order
-// fixed by attention_plan.h: scores are LaneDot products and the softmax
-// denominator a LaneSum (16 lanes held as two ymm registers), and the V sum
-// runs position by position with each output dimension in its own lane.
+// of reference::AttendRow (GGML's non-flash attention on AVX-512): scores by
+// GgmlDotF32 (64 lanes as eight registers), softmax by reference::GgmlExpf
+// with a double sum of 16-lane folds, and the V sum with position p in lane
+// p % 16 (a 16 x 64 float tile in L1), folded at the end.
 #include <immintrin.h>
 #include <math.h>
 
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx2/avx2_util.h"
+
+namespace pagoda::kernels::reference {
+float GgmlExpf(float x);  // reference.h; declared here to keep this unit free of shared headers
+}  // namespace pagoda::kernels::reference
 
 namespace pagoda::kernels::cpu::avx2 {
 namespace {
@@ -53,75 +58,91 @@ class PositionRows {
   int64_t offset_ = 0;
 };
 
-// out[d0, d0 + width) = inv * sum over positions of e_p * V_p, V registers of 8 dimensions.
-template <bool kF16, int V>
-void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width, __m256 inv) {
-  int lanes[V];
-  __m256 acc[V];
-  for (int v = 0; v < V; ++v) {
-    lanes[v] = Lanes(width - 8 * v);
-    acc[v] = _mm256_setzero_ps();
+template <bool kF16>
+inline float LoadOne(const void* base, int64_t e) {
+  if constexpr (kF16) {
+    return HalfToFloat(static_cast<const uint16_t*>(base)[e]);
+  } else {
+    return static_cast<const float*>(base)[e];
+  }
+}
+
+// GGML's ggml_vec_dot_f32 order on AVX-512 (reference::GgmlDotF32): register j
+// holds lanes 8j..8j+7 of the 64; the fold l += l+32, l+16, l+8 pairs
+// registers, then the 8 lanes fold as the upper levels of Fold16.
+template <bool kF16>
+inline float Dot(const float* q, const void* k, int64_t row, int64_t dim) {
+  const int64_t np = dim / 64 * 64;
+  __m256 s[8];
+  for (auto& v : s) v = _mm256_setzero_ps();
+  for (int64_t d = 0; d < np; d += 64) {
+    for (int j = 0; j < 8; ++j) {
+      s[j] = _mm256_fmadd_ps(_mm256_loadu_ps(q + d + 8 * j), LoadKv<kF16>(k, row + d + 8 * j, 8), s[j]);
+    }
+  }
+  for (int j = 0; j < 4; ++j) s[j] = _mm256_add_ps(s[j], s[j + 4]);
+  for (int j = 0; j < 2; ++j) s[j] = _mm256_add_ps(s[j], s[j + 2]);
+  float sum = Fold16(s[0], s[1]);
+  for (int64_t d = np; d < dim; ++d) sum = fmaf(q[d], LoadOne<kF16>(k, row + d), sum);
+  return sum;
+}
+
+// out[d0, d0 + width) for width <= 64: lane p % 16 of each dimension
+// accumulates prob_p * v_p[d] in position order, then the 16 lanes fold as
+// LaneSum does (l += l+8, l+4, l+2, l+1), 8 dimensions per vector.
+template <bool kF16>
+void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
+  const int nv = static_cast<int>((width + 7) / 8);
+  int lanes_of[8];
+  for (int v = 0; v < 8; ++v) lanes_of[v] = width - 8 * v <= 0 ? 0 : Lanes(width - 8 * v);
+  alignas(32) float lanes[16][64];
+  for (auto& l : lanes) {
+    for (int v = 0; v < 8; ++v) _mm256_store_ps(l + 8 * v, _mm256_setzero_ps());
   }
   PositionRows rows(a);
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     const int64_t row = rows.Next() + d0;
     const __m256 e = _mm256_set1_ps(a.scores[p]);
-    for (int v = 0; v < V; ++v) acc[v] = _mm256_fmadd_ps(e, LoadKv<kF16>(a.v, row + 8 * v, lanes[v]), acc[v]);
+    float* l = lanes[p % 16];
+    for (int v = 0; v < nv; ++v) {
+      _mm256_store_ps(l + 8 * v, _mm256_fmadd_ps(e, LoadKv<kF16>(a.v, row + 8 * v, lanes_of[v]), _mm256_load_ps(l + 8 * v)));
+    }
   }
-  for (int v = 0; v < V; ++v) {
-    const __m256 o = _mm256_mul_ps(acc[v], inv);
-    if (lanes[v] == 8) {
-      _mm256_storeu_ps(a.out + d0 + 8 * v, o);
+  for (int v = 0; v < nv; ++v) {
+    __m256 t[16];
+    for (int r = 0; r < 16; ++r) t[r] = _mm256_load_ps(lanes[r] + 8 * v);
+    for (int w = 8; w >= 1; w /= 2) {
+      for (int r = 0; r < w; ++r) t[r] = _mm256_add_ps(t[r], t[r + w]);
+    }
+    if (lanes_of[v] == 8) {
+      _mm256_storeu_ps(a.out + d0 + 8 * v, t[0]);
     } else {
-      _mm256_maskstore_ps(a.out + d0 + 8 * v, FirstLanes(lanes[v]), o);
+      _mm256_maskstore_ps(a.out + d0 + 8 * v, FirstLanes(lanes_of[v]), t[0]);
     }
   }
 }
 
 template <bool kF16>
 void Attend(const AttendRowArgs& a) {
-  const int64_t dim = a.head_dim;
   const int64_t n = a.n_ctx;
   PositionRows rows(a);
   float mx = -INFINITY;
   for (int64_t p = 0; p < n; ++p) {
-    const int64_t row = rows.Next();
-    __m256 lo = _mm256_setzero_ps();
-    __m256 hi = _mm256_setzero_ps();
-    // Lanes 0-7 and 8-15 of each 16-element group; a missing upper half
-    // still adds fma(0, 0, acc), as LaneDot's zero padding does.
-    for (int64_t d = 0; d < dim; d += 16) {
-      const int n0 = Lanes(dim - d);
-      const int n1 = dim - d > 8 ? Lanes(dim - d - 8) : 0;
-      lo = _mm256_fmadd_ps(LoadF32(a.q + d, n0), LoadKv<kF16>(a.k, row + d, n0), lo);
-      hi = _mm256_fmadd_ps(LoadF32(a.q + d + 8, n1), LoadKv<kF16>(a.k, row + d + 8, n1), hi);
-    }
-    a.scores[p] = Fold16(lo, hi) * a.scale;
+    a.scores[p] = Dot<kF16>(a.q, a.k, rows.Next(), a.head_dim) * a.scale;
     mx = a.scores[p] > mx ? a.scores[p] : mx;
   }
-
-  for (int64_t p = 0; p < n; ++p) a.scores[p] = expf(a.scores[p] - mx);
-  __m256 lo = _mm256_setzero_ps();
-  __m256 hi = _mm256_setzero_ps();
+  // ggml_vec_soft_max_f32: each group of 16 exponentials folded, added to a
+  // double; then one multiply by (float)(1 / sum).
+  double sum = 0.0;
   for (int64_t p = 0; p < n; p += 16) {
-    lo = _mm256_add_ps(lo, LoadF32(a.scores + p, Lanes(n - p)));
-    hi = _mm256_add_ps(hi, LoadF32(a.scores + p + 8, n - p > 8 ? Lanes(n - p - 8) : 0));
+    alignas(32) float g[16] = {};
+    for (int l = 0; l < 16 && p + l < n; ++l) g[l] = a.scores[p + l] = reference::GgmlExpf(a.scores[p + l] - mx);
+    sum += static_cast<double>(Fold16(_mm256_load_ps(g), _mm256_load_ps(g + 8)));
   }
-  const __m256 inv = _mm256_set1_ps(1.0f / Fold16(lo, hi));
-
-  // Up to 64 output dimensions (8 registers) per pass over the positions.
-  for (int64_t d0 = 0; d0 < dim; d0 += 64) {
-    const int64_t width = dim - d0 < 64 ? dim - d0 : 64;
-    switch ((width + 7) / 8) {
-      case 1: WeightedValues<kF16, 1>(a, d0, width, inv); break;
-      case 2: WeightedValues<kF16, 2>(a, d0, width, inv); break;
-      case 3: WeightedValues<kF16, 3>(a, d0, width, inv); break;
-      case 4: WeightedValues<kF16, 4>(a, d0, width, inv); break;
-      case 5: WeightedValues<kF16, 5>(a, d0, width, inv); break;
-      case 6: WeightedValues<kF16, 6>(a, d0, width, inv); break;
-      case 7: WeightedValues<kF16, 7>(a, d0, width, inv); break;
-      default: WeightedValues<kF16, 8>(a, d0, width, inv); break;
-    }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t p = 0; p < n; ++p) a.scores[p] *= inv;
+  for (int64_t d0 = 0; d0 < a.head_dim; d0 += 64) {
+    WeightedValues<kF16>(a, d0, a.head_dim - d0 < 64 ? a.head_dim - d0 : 64);
   }
 }
 

@@ -188,6 +188,53 @@ void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb,
   }
 }
 
+// GGML's order for Q4_1 and Q8_0 (ggml_vec_dot_q4_1_q8_1, ggml_vec_dot_q8_0_q8_0
+// on AVX2): per output, 8 float accumulators, one per group of 4 block
+// elements; each block adds fma(d_w * d_x, (float)group_sum, acc[g]). Vector g
+// holds accumulator g of the panel's 8 rows. Q4_1 also keeps
+// summs = fma(m_w, s_x, summs). The result is GGML's hsum_float_8 of the 8
+// accumulators (plus summs). One x row per pass: 8 accumulators fill the registers.
+template <Kind K>
+void GgmlTile(const uint8_t* packed, const QuantizedRows& x, int64_t i, int64_t nb, float* y, int64_t ldy,
+              int rows) {
+  static_assert(K == Kind::kQ4_1 || K == Kind::kQ8_0);
+  const __m256i ones = _mm256_set1_epi16(1);
+  __m256 acc[8];
+  for (auto& a : acc) a = _mm256_setzero_ps();
+  __m256 summs = _mm256_setzero_ps();
+  for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
+    const auto* vec = reinterpret_cast<const __m256i*>(packed);
+    const auto* scales = reinterpret_cast<const float*>(packed + kVectors<K> * 32);
+    const int64_t xb = i * (x.k / 32) + b;
+    const __m256 d0d1 = _mm256_mul_ps(_mm256_load_ps(scales), _mm256_set1_ps(x.d[xb]));
+    if constexpr (K == Kind::kQ4_1) {
+      summs = _mm256_fmadd_ps(_mm256_load_ps(scales + 8), _mm256_set1_ps(x.s[xb]), summs);
+    }
+    const int8_t* xq = x.qs + i * x.k + b * 32;
+    for (int g = 0; g < 8; ++g) {
+      const __m256i xg = Broadcast32(xq + 4 * g);
+      __m256i p16;
+      if constexpr (K == Kind::kQ8_0) {
+        // maddubs needs an unsigned operand: |w| times x carrying w's sign.
+        p16 = _mm256_maddubs_epi16(_mm256_load_si256(vec + g), _mm256_sign_epi8(xg, _mm256_load_si256(vec + 8 + g)));
+      } else {
+        p16 = _mm256_maddubs_epi16(_mm256_load_si256(vec + g), xg);
+      }
+      acc[g] = _mm256_fmadd_ps(d0d1, _mm256_cvtepi32_ps(_mm256_madd_epi16(p16, ones)), acc[g]);
+    }
+  }
+  const __m256 h0 = _mm256_add_ps(_mm256_add_ps(acc[4], acc[0]), _mm256_add_ps(acc[6], acc[2]));
+  const __m256 h1 = _mm256_add_ps(_mm256_add_ps(acc[5], acc[1]), _mm256_add_ps(acc[7], acc[3]));
+  __m256 res = _mm256_add_ps(h0, h1);
+  if constexpr (K == Kind::kQ4_1) res = _mm256_add_ps(res, summs);
+  float* dst = y + i * ldy;
+  if (rows == 8) {
+    _mm256_storeu_ps(dst, res);
+  } else {
+    _mm256_maskstore_ps(dst, FirstLanes(rows), res);
+  }
+}
+
 template <Kind K>
 void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
             void* scratch, float* y) {
@@ -196,6 +243,10 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
     PackPanel<K>(w, j0, rows, nb, packed);
+    if constexpr (K != Kind::kQ4_0) {
+      for (int64_t i = 0; i < x.m; ++i) GgmlTile<K>(packed, x, i, nb, y + j0, w.rows, rows);
+      continue;
+    }
     int64_t i = 0;
     for (; i + 4 <= x.m; i += 4) Tile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
     switch (x.m - i) {

@@ -1,6 +1,7 @@
 // Activation quantization to Q8_0/Q8_1 values, bit-identical to
-// reference::QuantizeRowQ8_1: every step (amax, d = amax / 127, id = 1 / d,
-// x * id, roundf) is an exactly rounded IEEE operation done lane-wise.
+// reference::QuantizeRowQ8_1 and to GGML's x86 quantize_row_q8_1: every step
+// (amax, d = amax / 127, id = 127 / amax, x * id, round half to even) is an
+// exactly rounded IEEE operation done lane-wise.
 #include <immintrin.h>
 
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
@@ -8,17 +9,6 @@
 
 namespace pagoda::kernels::cpu::avx2 {
 namespace {
-
-// roundf: to nearest, halfway cases away from zero (the SIMD rounding
-// instruction only rounds halfway cases to even). v - trunc(v) is exact.
-inline __m256 RoundHalfAway(__m256 v) {
-  const __m256 sign = _mm256_set1_ps(-0.0f);
-  const __m256 t = _mm256_round_ps(v, _MM_FROUND_TO_ZERO | _MM_FROUND_NO_EXC);
-  const __m256 frac = _mm256_andnot_ps(sign, _mm256_sub_ps(v, t));
-  const __m256 away = _mm256_cmp_ps(frac, _mm256_set1_ps(0.5f), _CMP_GE_OQ);
-  const __m256 step = _mm256_or_ps(_mm256_and_ps(v, sign), _mm256_set1_ps(1.0f));  // copysign(1, v)
-  return _mm256_add_ps(t, _mm256_and_ps(away, step));
-}
 
 inline float HorizontalMax(__m256 v) {
   __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
@@ -53,13 +43,14 @@ void QuantizeRows(const float* x, int64_t row_begin, int64_t row_end, const Quan
         v[c] = _mm256_loadu_ps(src + 8 * c);
         amax = _mm256_max_ps(amax, _mm256_andnot_ps(sign, v[c]));
       }
-      const float d = HorizontalMax(amax) / 127.0f;
-      const float id = d != 0.0f ? 1.0f / d : 0.0f;
+      const float max_abs = HorizontalMax(amax);
+      const float d = max_abs / 127.0f;
+      const float id = max_abs != 0.0f ? 127.0f / max_abs : 0.0f;
       const __m256 idv = _mm256_set1_ps(id);
       __m256i q[4];
       __m256i sum = _mm256_setzero_si256();
       for (int c = 0; c < 4; ++c) {
-        q[c] = _mm256_cvttps_epi32(RoundHalfAway(_mm256_mul_ps(v[c], idv)));
+        q[c] = _mm256_cvtps_epi32(_mm256_round_ps(_mm256_mul_ps(v[c], idv), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
         sum = _mm256_add_epi32(sum, q[c]);
       }
       const __m256i q16a = _mm256_packs_epi32(q[0], q[1]);

@@ -1,8 +1,8 @@
 // One (query row, head) of PagedAttention with AVX-512, in the arithmetic
-// order fixed by attention_plan.h: scores are LaneDot products (one 16-lane
-// accumulator per position), the softmax denominator a LaneSum, and the V sum
-// runs position by position with each output dimension in its own lane.
-// Masked loads zero-fill partial groups.
+// order of reference::AttendRow (GGML's non-flash attention on AVX-512):
+// scores by GgmlDotF32 (64 lanes as four registers), softmax by GgmlExpf 16
+// positions at a time with a double sum of 16-lane folds, and the V sum with
+// position p in lane p % 16 (a 16 x 64 float tile in L1), folded at the end.
 #include <math.h>
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
@@ -10,7 +10,6 @@
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
-
 // 16 cache elements from e (masked lanes read as zero), widened to f32.
 template <bool kF16>
 inline __m512 LoadKv(const void* base, int64_t e, __mmask16 mask) {
@@ -41,107 +40,109 @@ class PositionRows {
   int64_t offset_ = 0;
 };
 
-// Folds 16 accumulators at once: lane p of the result is Fold16(acc[p]). Each
-// level adds exactly the pairs Fold16 adds (l with l+8, l+4, l+2, l+1); the
-// shuffles only move lanes so that one vector add serves several positions.
-inline __m512 Fold16x16(const __m512 acc[16]) {
-  __m512 z[8];  // lane 8h + i: position 2j + h, s[i] = a[i] + a[i+8]
-  for (int j = 0; j < 8; ++j) {
-    const __m512 x = acc[2 * j];
-    const __m512 y = acc[2 * j + 1];
-    z[j] = _mm512_add_ps(_mm512_shuffle_f32x4(x, y, _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_shuffle_f32x4(x, y, _MM_SHUFFLE(3, 2, 3, 2)));
+template <bool kF16>
+inline float LoadOne(const void* base, int64_t e) {
+  if constexpr (kF16) {
+    return _cvtsh_ss(static_cast<const uint16_t*>(base)[e]);
+  } else {
+    return static_cast<const float*>(base)[e];
   }
-  __m512 w[4];  // 128-bit lane q: position 4k + q, t[i] = s[i] + s[i+4]
-  for (int k = 0; k < 4; ++k) {
-    w[k] = _mm512_add_ps(_mm512_shuffle_f32x4(z[2 * k], z[2 * k + 1], _MM_SHUFFLE(2, 0, 2, 0)),
-                         _mm512_shuffle_f32x4(z[2 * k], z[2 * k + 1], _MM_SHUFFLE(3, 1, 3, 1)));
-  }
-  __m512 v[2];  // lane q holds u[0], u[1] of positions 8c + q and 8c + 4 + q; u[i] = t[i] + t[i+2]
-  for (int c = 0; c < 2; ++c) {
-    v[c] = _mm512_add_ps(_mm512_shuffle_ps(w[2 * c], w[2 * c + 1], _MM_SHUFFLE(1, 0, 1, 0)),
-                         _mm512_shuffle_ps(w[2 * c], w[2 * c + 1], _MM_SHUFFLE(3, 2, 3, 2)));
-  }
-  // Element 4q + k: position q + 4k, r = u[0] + u[1]; then put positions in order.
-  const __m512 r = _mm512_add_ps(_mm512_shuffle_ps(v[0], v[1], _MM_SHUFFLE(2, 0, 2, 0)),
-                                 _mm512_shuffle_ps(v[0], v[1], _MM_SHUFFLE(3, 1, 3, 1)));
-  const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
-  return _mm512_permutexvar_ps(order, r);
 }
 
-// out[d0, d0 + width) = inv * sum over positions of e_p * V_p, with V vectors
-// of 16 dimensions each in registers for the whole pass.
-template <bool kF16, int V>
-void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width, __m512 inv) {
-  __mmask16 mask[V];
-  __m512 acc[V];
-  for (int v = 0; v < V; ++v) {
-    mask[v] = FirstLanes(width - 16 * v);
-    acc[v] = _mm512_setzero_ps();
+// The algorithm of GGML's AVX-512 ggml_v_expf, lane for lane equal to
+// reference::GgmlExpf (Pagoda's implementation, for parity with llama.cpp).
+inline __m512 GgmlExpf(__m512 x) {
+  const __m512 r = _mm512_set1_ps(0x1.8p23f);
+  const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+0f), r);
+  const __m512 n = _mm512_sub_ps(z, r);
+  const __m512 b = _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.7f7d1cp-20f),
+                                    _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.62e4p-1f), x));
+  const __m512 u = _mm512_mul_ps(b, b);
+  const __m512 j = _mm512_fmadd_ps(
+      _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_set1_ps(0x1.0e4020p-7f), b, _mm512_set1_ps(0x1.573e2ep-5f)), u,
+                      _mm512_fmadd_ps(_mm512_set1_ps(0x1.555e66p-3f), b, _mm512_set1_ps(0x1.fffdb6p-2f))),
+      u, _mm512_fmadd_ps(_mm512_set1_ps(0x1.ffffecp-1f), b, _mm512_set1_ps(1.0f)));
+  const __m512 res = _mm512_scalef_ps(j, n);
+  const __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(n), _mm512_set1_ps(192.0f), _CMP_GT_OQ);
+  if (big == 0) return res;
+  const __mmask16 neg = _mm512_cmp_ps_mask(n, _mm512_setzero_ps(), _CMP_LE_OQ);
+  const __m512 sat = _mm512_mask_blend_ps(neg, _mm512_set1_ps(INFINITY), _mm512_setzero_ps());
+  return _mm512_mask_blend_ps(big, res, sat);
+}
+
+// GGML's ggml_vec_dot_f32 order (reference::GgmlDotF32).
+template <bool kF16>
+inline float Dot(const float* q, const void* k, int64_t row, int64_t dim) {
+  const int64_t np = dim / 64 * 64;
+  __m512 s[4];
+  for (auto& v : s) v = _mm512_setzero_ps();
+  for (int64_t d = 0; d < np; d += 64) {
+    for (int j = 0; j < 4; ++j) {
+      s[j] = _mm512_fmadd_ps(_mm512_loadu_ps(q + d + 16 * j), LoadKv<kF16>(k, row + d + 16 * j, 0xffff), s[j]);
+    }
+  }
+  float sum = Fold16(_mm512_add_ps(_mm512_add_ps(s[0], s[2]), _mm512_add_ps(s[1], s[3])));
+  for (int64_t d = np; d < dim; ++d) sum = fmaf(q[d], LoadOne<kF16>(k, row + d), sum);
+  return sum;
+}
+
+// out[d0, d0 + width) for width <= 64: lane p % 16 of each dimension
+// accumulates prob_p * v_p[d] in position order, then the 16 lanes fold as
+// LaneSum does (l += l+8, l+4, l+2, l+1), 16 dimensions per vector.
+template <bool kF16>
+void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
+  const int nv = static_cast<int>((width + 15) / 16);
+  __mmask16 mask[4];
+  for (int v = 0; v < 4; ++v) mask[v] = FirstLanes(width - 16 * v);
+  alignas(64) float lanes[16][64];
+  for (auto& l : lanes) {
+    for (int v = 0; v < 4; ++v) _mm512_store_ps(l + 16 * v, _mm512_setzero_ps());
   }
   PositionRows rows(a);
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     const int64_t row = rows.Next() + d0;
     const __m512 e = _mm512_set1_ps(a.scores[p]);
-    for (int v = 0; v < V; ++v) acc[v] = _mm512_fmadd_ps(e, LoadKv<kF16>(a.v, row + 16 * v, mask[v]), acc[v]);
+    float* l = lanes[p % 16];
+    for (int v = 0; v < nv; ++v) {
+      _mm512_store_ps(l + 16 * v, _mm512_fmadd_ps(e, LoadKv<kF16>(a.v, row + 16 * v, mask[v]), _mm512_load_ps(l + 16 * v)));
+    }
   }
-  for (int v = 0; v < V; ++v) _mm512_mask_storeu_ps(a.out + d0 + 16 * v, mask[v], _mm512_mul_ps(acc[v], inv));
+  for (int v = 0; v < nv; ++v) {
+    __m512 t[16];
+    for (int r = 0; r < 16; ++r) t[r] = _mm512_load_ps(lanes[r] + 16 * v);
+    for (int w = 8; w >= 1; w /= 2) {
+      for (int r = 0; r < w; ++r) t[r] = _mm512_add_ps(t[r], t[r + w]);
+    }
+    _mm512_mask_storeu_ps(a.out + d0 + 16 * v, mask[v], t[0]);
+  }
 }
 
 template <bool kF16>
 void Attend(const AttendRowArgs& a) {
-  const int64_t dim = a.head_dim;
   const int64_t n = a.n_ctx;
-  const __m512 scale = _mm512_set1_ps(a.scale);
-
-  // Scores, 16 positions at a time, then one at a time.
   PositionRows rows(a);
-  __m512 vmax = _mm512_set1_ps(-INFINITY);
-  int64_t p = 0;
-  for (; p + 16 <= n; p += 16) {
-    int64_t row[16];
-    for (int l = 0; l < 16; ++l) row[l] = rows.Next();
-    __m512 acc[16];
-    for (auto& v : acc) v = _mm512_setzero_ps();
-    for (int64_t d = 0; d < dim; d += 16) {
-      const __mmask16 mask = FirstLanes(dim - d);
-      const __m512 q = _mm512_maskz_loadu_ps(mask, a.q + d);
-      for (int l = 0; l < 16; ++l) acc[l] = _mm512_fmadd_ps(q, LoadKv<kF16>(a.k, row[l] + d, mask), acc[l]);
-    }
-    const __m512 s = _mm512_mul_ps(Fold16x16(acc), scale);
-    _mm512_storeu_ps(a.scores + p, s);
-    vmax = _mm512_max_ps(vmax, s);
-  }
-  float mx = _mm512_reduce_max_ps(vmax);
-  for (; p < n; ++p) {
-    const int64_t row = rows.Next();
-    __m512 acc = _mm512_setzero_ps();
-    for (int64_t d = 0; d < dim; d += 16) {
-      const __mmask16 mask = FirstLanes(dim - d);
-      acc = _mm512_fmadd_ps(_mm512_maskz_loadu_ps(mask, a.q + d), LoadKv<kF16>(a.k, row + d, mask), acc);
-    }
-    a.scores[p] = Fold16(acc) * a.scale;
+  float mx = -INFINITY;
+  for (int64_t p = 0; p < n; ++p) {
+    a.scores[p] = Dot<kF16>(a.q, a.k, rows.Next(), a.head_dim) * a.scale;
     mx = a.scores[p] > mx ? a.scores[p] : mx;
   }
-
-  for (int64_t i = 0; i < n; ++i) a.scores[i] = expf(a.scores[i] - mx);
-  __m512 lanes = _mm512_setzero_ps();
-  for (int64_t i = 0; i < n; i += 16) lanes = _mm512_add_ps(lanes, _mm512_maskz_loadu_ps(FirstLanes(n - i), a.scores + i));
-  const __m512 inv = _mm512_set1_ps(1.0f / Fold16(lanes));
-
-  // Up to 128 output dimensions (8 registers) per pass over the positions.
-  for (int64_t d0 = 0; d0 < dim; d0 += 128) {
-    const int64_t width = dim - d0 < 128 ? dim - d0 : 128;
-    switch ((width + 15) / 16) {
-      case 1: WeightedValues<kF16, 1>(a, d0, width, inv); break;
-      case 2: WeightedValues<kF16, 2>(a, d0, width, inv); break;
-      case 3: WeightedValues<kF16, 3>(a, d0, width, inv); break;
-      case 4: WeightedValues<kF16, 4>(a, d0, width, inv); break;
-      case 5: WeightedValues<kF16, 5>(a, d0, width, inv); break;
-      case 6: WeightedValues<kF16, 6>(a, d0, width, inv); break;
-      case 7: WeightedValues<kF16, 7>(a, d0, width, inv); break;
-      default: WeightedValues<kF16, 8>(a, d0, width, inv); break;
-    }
+  // ggml_vec_soft_max_f32: 16 exponentials at a time, each group's fold
+  // added to a double; then one multiply by (float)(1 / sum).
+  const __m512 vmx = _mm512_set1_ps(mx);
+  double sum = 0.0;
+  for (int64_t p = 0; p < n; p += 16) {
+    const __mmask16 mask = FirstLanes(n - p);
+    const __m512 e = _mm512_maskz_mov_ps(mask, GgmlExpf(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, a.scores + p), vmx)));
+    _mm512_mask_storeu_ps(a.scores + p, mask, e);
+    sum += static_cast<double>(Fold16(e));
+  }
+  const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / sum));
+  for (int64_t p = 0; p < n; p += 16) {
+    const __mmask16 mask = FirstLanes(n - p);
+    _mm512_mask_storeu_ps(a.scores + p, mask, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, a.scores + p), inv));
+  }
+  for (int64_t d0 = 0; d0 < a.head_dim; d0 += 64) {
+    WeightedValues<kF16>(a, d0, a.head_dim - d0 < 64 ? a.head_dim - d0 : 64);
   }
 }
 

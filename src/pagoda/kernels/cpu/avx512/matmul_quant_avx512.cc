@@ -178,15 +178,77 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
 }
 
+// GGML's order for Q4_1 and Q8_0 (ggml_vec_dot_q4_1_q8_1, ggml_vec_dot_q8_0_q8_0
+// on AVX2/AVX-512): per output, 8 float accumulators, one per group of 4
+// block elements; each block adds fma(d_w * d_x, (float)group_sum, acc[g]).
+// Here vector g holds accumulator g of the 16 rows of the panel. Q4_1 also
+// keeps summs = fma(m_w, s_x, summs). The result is GGML's hsum_float_8 of
+// the 8 accumulators (plus summs).
+template <Kind K, int R, typename NextBlock>
+void GgmlTile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
+              int64_t ldy, int rows) {
+  static_assert(K == Kind::kQ4_1 || K == Kind::kQ8_0);
+  __m512 acc[R][8];
+  __m512 summs[R];
+  for (int r = 0; r < R; ++r) {
+    for (int g = 0; g < 8; ++g) acc[r][g] = _mm512_setzero_ps();
+    summs[r] = _mm512_setzero_ps();
+  }
+  const __m512i zero = _mm512_setzero_si512();
+  for (int64_t b = 0; b < nb; ++b) {
+    Block blk;
+    next_block(b, &blk);
+    for (int r = 0; r < R; ++r) {
+      const int8_t* xq = x.qs + (i0 + r) * x.k + b * 32;
+      const int64_t xb = (i0 + r) * (x.k / 32) + b;
+      const __m512 d0d1 = _mm512_mul_ps(blk.d, _mm512_set1_ps(x.d[xb]));
+      if constexpr (K == Kind::kQ4_1) summs[r] = _mm512_fmadd_ps(blk.m, _mm512_set1_ps(x.s[xb]), summs[r]);
+      for (int g = 0; g < 8; ++g) {
+        const __m512i xg = _mm512_set1_epi32(Load32(xq + 4 * g));
+        __m512i p = _mm512_dpbusd_epi32(zero, blk.w[g], xg);
+        if constexpr (K == Kind::kQ8_0) {
+          // sum(w * q) = sum((w + 128) * q) - 128 * sum(q)
+          p = _mm512_sub_epi32(p, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8(static_cast<char>(0x80)), xg));
+        }
+        acc[r][g] = _mm512_fmadd_ps(d0d1, _mm512_cvtepi32_ps(p), acc[r][g]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const __m512 h0 = _mm512_add_ps(_mm512_add_ps(acc[r][4], acc[r][0]), _mm512_add_ps(acc[r][6], acc[r][2]));
+    const __m512 h1 = _mm512_add_ps(_mm512_add_ps(acc[r][5], acc[r][1]), _mm512_add_ps(acc[r][7], acc[r][3]));
+    __m512 res = _mm512_add_ps(h0, h1);
+    if constexpr (K == Kind::kQ4_1) res = _mm512_add_ps(res, summs[r]);
+    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), res);
+  }
+}
+
 // Up to 4 x rows: unpack each block straight into registers for one tile.
 template <Kind K, int R>
 void FusedTile(const PanelRows& p, const QuantizedRows& x, int64_t nb, float* y, int64_t ldy, int rows) {
+  if constexpr (K != Kind::kQ4_0) {
+    // At most 2 x rows per pass: 8 accumulators each fill the registers.
+    const auto unpack = [&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); };
+    GgmlTile<K, R < 2 ? R : 2>(unpack, x, 0, nb, y, ldy, rows);
+    if constexpr (R > 2) GgmlTile<K, R - 2>(unpack, x, 2, nb, y, ldy, rows);
+    return;
+  }
   Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
 }
 
 template <Kind K, int R>
 void PackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
                 int64_t ldy, int rows) {
+  if constexpr (K != Kind::kQ4_0) {
+    if constexpr (R > 2) {
+      PackedTile<K, 2>(packed, x, i0, nb, y, ldy, rows);
+      PackedTile<K, R - 2>(packed, x, i0 + 2, nb, y, ldy, rows);
+    } else {
+      GgmlTile<K, R>([&](int64_t b, Block* blk) { LoadBlock<K>(packed + b * kPackedBytes<K>, blk); }, x, i0,
+                     nb, y, ldy, rows);
+    }
+    return;
+  }
   Tile<K, R>([&](int64_t b, Block* blk) { LoadBlock<K>(packed + b * kPackedBytes<K>, blk); }, x, i0, nb,
              y, ldy, rows);
 }

@@ -26,21 +26,39 @@ void LoadKv(const cpu::AttendRowArgs& a, const void* base, int64_t p, float* dst
 }  // namespace
 
 void AttendRow(const cpu::AttendRowArgs& a) {
+  constexpr int kLanes = 16;
   std::vector<float> kv(static_cast<size_t>(a.head_dim));
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     LoadKv(a, a.k, p, kv.data());
-    a.scores[p] = LaneDot(a.q, kv.data(), a.head_dim) * a.scale;
+    a.scores[p] = GgmlDotF32(a.q, kv.data(), a.head_dim) * a.scale;
   }
   const float mx = *std::max_element(a.scores, a.scores + a.n_ctx);
-  for (int64_t p = 0; p < a.n_ctx; ++p) a.scores[p] = std::exp(a.scores[p] - mx);
-  const float sum = LaneSum(a.scores, a.n_ctx);
-  std::vector<float> acc(static_cast<size_t>(a.head_dim), 0.0f);
+  // GGML's ggml_vec_soft_max_f32: exponentials 16 at a time, each group's
+  // 16-lane fold added to a double; then one multiply by (float)(1 / sum).
+  double sum = 0.0;
+  for (int64_t p0 = 0; p0 < a.n_ctx; p0 += kLanes) {
+    float group[kLanes] = {};
+    for (int l = 0; l < kLanes && p0 + l < a.n_ctx; ++l) {
+      a.scores[p0 + l] = GgmlExpf(a.scores[p0 + l] - mx);
+      group[l] = a.scores[p0 + l];
+    }
+    sum += static_cast<double>(LaneSum(group, kLanes));
+  }
+  const float inv = static_cast<float>(1.0 / sum);
+  for (int64_t p = 0; p < a.n_ctx; ++p) a.scores[p] *= inv;
+  // out_d: lane p % 16 accumulates prob_p * v_p[d] by fma over p in order,
+  // then the lanes fold as in LaneDot (llamafile's tinyBLAS on AVX-512).
+  std::vector<float> lanes(static_cast<size_t>(kLanes * a.head_dim), 0.0f);
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     LoadKv(a, a.v, p, kv.data());
-    for (int64_t d = 0; d < a.head_dim; ++d) acc[d] = std::fma(a.scores[p], kv[d], acc[d]);
+    float* lane = lanes.data() + (p % kLanes) * a.head_dim;
+    for (int64_t d = 0; d < a.head_dim; ++d) lane[d] = std::fma(a.scores[p], kv[d], lane[d]);
   }
-  const float inv = 1.0f / sum;
-  for (int64_t d = 0; d < a.head_dim; ++d) a.out[d] = acc[d] * inv;
+  for (int64_t d = 0; d < a.head_dim; ++d) {
+    float col[kLanes];
+    for (int l = 0; l < kLanes; ++l) col[l] = lanes[l * a.head_dim + d];
+    a.out[d] = LaneSum(col, kLanes);
+  }
 }
 
 void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,

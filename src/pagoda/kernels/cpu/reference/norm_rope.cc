@@ -35,8 +35,9 @@ void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads,
         float* pair = token + h * head_dim + i;
         const float x0 = pair[0];
         const float x1 = pair[1];
-        pair[0] = x0 * c - x1 * s;
-        pair[1] = x0 * s + x1 * c;
+        // As GGML's compiled rotate_pairs (contracted to fused multiply-adds).
+        pair[0] = std::fma(x0, c, -(x1 * s));
+        pair[1] = std::fma(x0, s, x1 * c);
       }
     }
   }

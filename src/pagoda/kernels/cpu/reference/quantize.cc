@@ -18,14 +18,18 @@ int64_t Blocks(int64_t n) {
   return n / kQuantBlock;
 }
 
-// The scale GGML uses for 8-bit blocks: amax / 127, and its inverse (0 for an all-zero block).
+// The scale GGML's x86 quantize_row_q8_0/q8_1 use for 8-bit blocks: d = amax / 127,
+// and the multiplier 127 / amax (not 1 / d; 0 for an all-zero block).
 float Q8Scale(const float* x, float* inverse) {
   float amax = 0.0f;
   for (int j = 0; j < kQuantBlock; ++j) amax = std::max(amax, std::fabs(x[j]));
   const float d = amax / 127.0f;
-  *inverse = d != 0.0f ? 1.0f / d : 0.0f;
+  *inverse = amax != 0.0f ? 127.0f / amax : 0.0f;
   return d;
 }
+
+// Round to nearest, ties to even, as the SIMD quantizers' round instruction does.
+int8_t RoundQ8(float v) { return static_cast<int8_t>(std::nearbyint(v)); }
 
 }  // namespace
 
@@ -35,7 +39,7 @@ void QuantizeRowQ8_0(const float* x, BlockQ8_0* y, int64_t n) {
     float id = 0.0f;
     const float d = Q8Scale(x, &id);
     y[b].d = F32ToF16(d);
-    for (int j = 0; j < kQuantBlock; ++j) y[b].qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+    for (int j = 0; j < kQuantBlock; ++j) y[b].qs[j] = RoundQ8(x[j] * id);
   }
 }
 
@@ -47,7 +51,7 @@ void QuantizeRowQ8_1(const float* x, BlockQ8_1* y, int64_t n) {
     y[b].d = F32ToF16(d);
     int sum = 0;
     for (int j = 0; j < kQuantBlock; ++j) {
-      y[b].qs[j] = static_cast<int8_t>(std::roundf(x[j] * id));
+      y[b].qs[j] = RoundQ8(x[j] * id);
       sum += y[b].qs[j];
     }
     // GGML stores s from the unrounded d, not the f16 one.

@@ -21,6 +21,7 @@ void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, flo
 void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
               float freq_base);
+// out = GgmlSilu(gate) * up, as GGML's fused SWIGLU on AVX-512.
 void SiluMul(const float* gate, const float* up, int64_t n, float* out);
 void AddInPlace(float* y, const float* x, int64_t n);
 void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
@@ -59,5 +60,21 @@ constexpr int kDotLanes = 16;
 float LaneDot(const float* a, const float* b, int64_t n);
 // The sum of a[0..n) in the same lane order, with adds: LaneDot(a, ones, n).
 float LaneSum(const float* a, int64_t n);
+
+// GGML's ggml_vec_dot_f32 order on AVX-512: 64 lanes (four 16-wide
+// accumulators), lane l accumulating elements l, l+64, ... of the first
+// n & ~63 by fused multiply-add from +0, folded l += l+32, l += l+16, then as
+// LaneDot; the remaining elements are then added one by one with fma.
+float GgmlDotF32(const float* a, const float* b, int64_t n);
+
+// Pagoda's implementation of the algorithm of GGML's AVX-512 ggml_v_expf
+// (same constants, same operation order), for parity with llama.cpp; the
+// SIMD kernels compute exactly this per lane.
+float GgmlExpf(float x);
+// x / (1 + GgmlExpf(0 - x)), as GGML's ggml_v_silu.
+float GgmlSilu(float x);
+
+// GGML's hsum_float_8: ((a0+a4) + (a2+a6)) + ((a1+a5) + (a3+a7)).
+float Hsum8(const float (&a)[8]);
 
 }  // namespace pagoda::kernels::reference
