@@ -33,11 +33,19 @@ struct AttendRowArgs {
   float* out;     // [head_dim]
 };
 
-// The arithmetic every AttendRowFn performs, in this order:
-//   s_p = LaneDot(q, k_p) * scale                   (k_p widened to f32)
-//   mx = max_p s_p;  e_p = expf(s_p - mx);  sum = LaneSum(e)
-//   acc_d = fma(e_p, v_p[d], acc_d) over p in order, from +0
-//   out_d = acc_d * (1 / sum)
+// The arithmetic every AttendRowFn performs, in this order (GGML's non-flash
+// attention on AVX-512, as llama.cpp runs it for a one-token batch):
+//   s_p = GgmlDotF32(q, k_p) * scale                 (k_p widened to f32)
+//   mx = max_p s_p;  e_p = GgmlExpf(s_p - mx)
+//   sum = double sum over groups of 16 positions of LaneSum(group, zero-padded)
+//   prob_p = e_p * (float)(1 / sum)
+//   out_d = 64-lane GgmlDotF32 order of prob . v[.][d], context zero-padded
+//           to a multiple of 64 (lane p % 64; no scalar tail)
+// llama.cpp computes out_d for batches of 2+ tokens with llamafile's 16-lane
+// tinyBLAS instead (lane p % 16); a batch-invariant kernel must pick one, and
+// the one-token order is the one every decode step uses. The two differ by an
+// ulp in some outputs, which the next matmul's int8 quantization almost
+// always absorbs (the fixture prompts' prefill logits still match exactly).
 using AttendRowFn = void (*)(const AttendRowArgs& args);
 
 // Checks the batch against the cache (PAGODA_CHECK) and runs attend for every

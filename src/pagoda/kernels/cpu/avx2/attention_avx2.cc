@@ -2,7 +2,7 @@
 // of reference::AttendRow (GGML's non-flash attention on AVX-512): scores by
 // GgmlDotF32 (64 lanes as eight registers), softmax by reference::GgmlExpf
 // with a double sum of 16-lane folds, and the V sum with position p in lane
-// p % 16 (a 16 x 64 float tile in L1), folded at the end.
+// p % 64 (a 64 x 64 float tile in L1), folded at the end.
 #include <immintrin.h>
 #include <math.h>
 
@@ -87,15 +87,15 @@ inline float Dot(const float* q, const void* k, int64_t row, int64_t dim) {
   return sum;
 }
 
-// out[d0, d0 + width) for width <= 64: lane p % 16 of each dimension
-// accumulates prob_p * v_p[d] in position order, then the 16 lanes fold as
-// LaneSum does (l += l+8, l+4, l+2, l+1), 8 dimensions per vector.
+// out[d0, d0 + width) for width <= 64: lane p % 64 of each dimension
+// accumulates prob_p * v_p[d] in position order, then the 64 lanes fold
+// (l += l+32, l+16, l+8, l+4, l+2, l+1), 8 dimensions per vector.
 template <bool kF16>
 void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   const int nv = static_cast<int>((width + 7) / 8);
   int lanes_of[8];
   for (int v = 0; v < 8; ++v) lanes_of[v] = width - 8 * v <= 0 ? 0 : Lanes(width - 8 * v);
-  alignas(32) float lanes[16][64];
+  alignas(32) float lanes[64][64];
   for (auto& l : lanes) {
     for (int v = 0; v < 8; ++v) _mm256_store_ps(l + 8 * v, _mm256_setzero_ps());
   }
@@ -103,21 +103,22 @@ void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     const int64_t row = rows.Next() + d0;
     const __m256 e = _mm256_set1_ps(a.scores[p]);
-    float* l = lanes[p % 16];
+    float* l = lanes[p % 64];
     for (int v = 0; v < nv; ++v) {
       _mm256_store_ps(l + 8 * v, _mm256_fmadd_ps(e, LoadKv<kF16>(a.v, row + 8 * v, lanes_of[v]), _mm256_load_ps(l + 8 * v)));
     }
   }
   for (int v = 0; v < nv; ++v) {
-    __m256 t[16];
-    for (int r = 0; r < 16; ++r) t[r] = _mm256_load_ps(lanes[r] + 8 * v);
-    for (int w = 8; w >= 1; w /= 2) {
-      for (int r = 0; r < w; ++r) t[r] = _mm256_add_ps(t[r], t[r + w]);
+    for (int w = 32; w >= 1; w /= 2) {
+      for (int r = 0; r < w; ++r) {
+        _mm256_store_ps(lanes[r] + 8 * v, _mm256_add_ps(_mm256_load_ps(lanes[r] + 8 * v), _mm256_load_ps(lanes[r + w] + 8 * v)));
+      }
     }
+    const __m256 t0 = _mm256_load_ps(lanes[0] + 8 * v);
     if (lanes_of[v] == 8) {
-      _mm256_storeu_ps(a.out + d0 + 8 * v, t[0]);
+      _mm256_storeu_ps(a.out + d0 + 8 * v, t0);
     } else {
-      _mm256_maskstore_ps(a.out + d0 + 8 * v, FirstLanes(lanes_of[v]), t[0]);
+      _mm256_maskstore_ps(a.out + d0 + 8 * v, FirstLanes(lanes_of[v]), t0);
     }
   }
 }

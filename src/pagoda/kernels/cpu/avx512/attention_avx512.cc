@@ -2,7 +2,7 @@
 // order of reference::AttendRow (GGML's non-flash attention on AVX-512):
 // scores by GgmlDotF32 (64 lanes as four registers), softmax by GgmlExpf 16
 // positions at a time with a double sum of 16-lane folds, and the V sum with
-// position p in lane p % 16 (a 16 x 64 float tile in L1), folded at the end.
+// position p in lane p % 64 (a 64 x 64 float tile in L1), folded at the end.
 #include <math.h>
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
@@ -86,15 +86,15 @@ inline float Dot(const float* q, const void* k, int64_t row, int64_t dim) {
   return sum;
 }
 
-// out[d0, d0 + width) for width <= 64: lane p % 16 of each dimension
-// accumulates prob_p * v_p[d] in position order, then the 16 lanes fold as
-// LaneSum does (l += l+8, l+4, l+2, l+1), 16 dimensions per vector.
+// out[d0, d0 + width) for width <= 64: lane p % 64 of each dimension
+// accumulates prob_p * v_p[d] in position order, then the 64 lanes fold
+// (l += l+32, l+16, l+8, l+4, l+2, l+1), 16 dimensions per vector.
 template <bool kF16>
 void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   const int nv = static_cast<int>((width + 15) / 16);
   __mmask16 mask[4];
   for (int v = 0; v < 4; ++v) mask[v] = FirstLanes(width - 16 * v);
-  alignas(64) float lanes[16][64];
+  alignas(64) float lanes[64][64];
   for (auto& l : lanes) {
     for (int v = 0; v < 4; ++v) _mm512_store_ps(l + 16 * v, _mm512_setzero_ps());
   }
@@ -102,18 +102,18 @@ void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     const int64_t row = rows.Next() + d0;
     const __m512 e = _mm512_set1_ps(a.scores[p]);
-    float* l = lanes[p % 16];
+    float* l = lanes[p % 64];
     for (int v = 0; v < nv; ++v) {
       _mm512_store_ps(l + 16 * v, _mm512_fmadd_ps(e, LoadKv<kF16>(a.v, row + 16 * v, mask[v]), _mm512_load_ps(l + 16 * v)));
     }
   }
   for (int v = 0; v < nv; ++v) {
-    __m512 t[16];
-    for (int r = 0; r < 16; ++r) t[r] = _mm512_load_ps(lanes[r] + 16 * v);
-    for (int w = 8; w >= 1; w /= 2) {
-      for (int r = 0; r < w; ++r) t[r] = _mm512_add_ps(t[r], t[r + w]);
+    for (int w = 32; w >= 1; w /= 2) {
+      for (int r = 0; r < w; ++r) {
+        _mm512_store_ps(lanes[r] + 16 * v, _mm512_add_ps(_mm512_load_ps(lanes[r] + 16 * v), _mm512_load_ps(lanes[r + w] + 16 * v)));
+      }
     }
-    _mm512_mask_storeu_ps(a.out + d0 + 16 * v, mask[v], t[0]);
+    _mm512_mask_storeu_ps(a.out + d0 + 16 * v, mask[v], _mm512_load_ps(lanes[0] + 16 * v));
   }
 }
 

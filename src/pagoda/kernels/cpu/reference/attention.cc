@@ -46,18 +46,27 @@ void AttendRow(const cpu::AttendRowArgs& a) {
   }
   const float inv = static_cast<float>(1.0 / sum);
   for (int64_t p = 0; p < a.n_ctx; ++p) a.scores[p] *= inv;
-  // out_d: lane p % 16 accumulates prob_p * v_p[d] by fma over p in order,
-  // then the lanes fold as in LaneDot (llamafile's tinyBLAS on AVX-512).
-  std::vector<float> lanes(static_cast<size_t>(kLanes * a.head_dim), 0.0f);
+  // out_d = GgmlDotF32(prob, v[.][d]) over the context padded with zeros to
+  // a multiple of 64 (llama.cpp pads its KV view to 256 cells), i.e. lane
+  // p % 64 accumulates prob_p * v_p[d] by fma over p in order, then the 64
+  // lanes fold (l += l+32, l+16, l+8, l+4, l+2, l+1). This is GGML's
+  // ggml_vec_dot_f32, which llama.cpp uses for one-token batches; for larger
+  // batches it uses llamafile's 16-lane tinyBLAS instead, which one
+  // batch-invariant kernel cannot also follow (see attention_plan.h).
+  constexpr int kVLanes = 64;
+  std::vector<float> lanes(static_cast<size_t>(kVLanes * a.head_dim), 0.0f);
   for (int64_t p = 0; p < a.n_ctx; ++p) {
     LoadKv(a, a.v, p, kv.data());
-    float* lane = lanes.data() + (p % kLanes) * a.head_dim;
+    float* lane = lanes.data() + (p % kVLanes) * a.head_dim;
     for (int64_t d = 0; d < a.head_dim; ++d) lane[d] = std::fma(a.scores[p], kv[d], lane[d]);
   }
   for (int64_t d = 0; d < a.head_dim; ++d) {
-    float col[kLanes];
-    for (int l = 0; l < kLanes; ++l) col[l] = lanes[l * a.head_dim + d];
-    a.out[d] = LaneSum(col, kLanes);
+    float col[kVLanes];
+    for (int l = 0; l < kVLanes; ++l) col[l] = lanes[l * a.head_dim + d];
+    for (int width = kVLanes / 2; width >= 1; width /= 2) {
+      for (int l = 0; l < width; ++l) col[l] += col[l + width];
+    }
+    a.out[d] = col[0];
   }
 }
 
