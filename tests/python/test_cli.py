@@ -47,9 +47,10 @@ def test_perplexity_within_one_percent_of_llama_cpp(pagoda_bin, fixtures):
     assert ppl == pytest.approx(ref["ppl"], rel=0.01)
 
 
-# Below this top-2 margin llama.cpp's own choice is numerically fragile (see
-# tests/runner/llama_cpp_parity_test.cc); greedy text must match up to there.
-NEAR_TIE = 0.3
+# The rule (see tests/runner/llama_cpp_parity_test.cc): greedy text
+# must match llama.cpp's up to the first step whose top-2 margin is below this.
+# (Pagoda reproduces the fixture logits bit for bit, so it matches all of it.)
+NEAR_TIE = 0.02
 
 
 def test_greedy_generate_matches_llama_cpp_until_a_near_tie(pagoda_bin, fixtures):
@@ -67,7 +68,7 @@ def test_greedy_generate_matches_llama_cpp_until_a_near_tie(pagoda_bin, fixtures
         assert out.stdout.decode().startswith(want), (p["prompt"], want)
         assert re.search(r"prompt: \d+ tokens .* generation: 64 tokens", out.stderr.decode())
         checked += 1
-    assert checked >= 3
+    assert checked >= 6
 
 
 def test_seeded_sampling_is_reproducible(pagoda_bin):

@@ -39,18 +39,21 @@ struct Sequence {
   int32_t computed = 0;
 };
 
-// How close an independent implementation can follow llama.cpp. SmolLM2's
-// residual stream reaches ~2e4 and every quantized matmul rounds its input
-// rows to int8 (as GGML does), so a 1-ulp difference anywhere flips some
-// rounding and grows to ~0.5-1 in the final logits. llama.cpp is not even
-// consistent with itself at that level: feeding the same tokens token by token
-// or in one batch moves its logits by up to 1.4 and flips its greedy choice at
-// top-2 margins up to 0.10; an exact float64 forward pass flips it at margins
-// up to 0.21 (tests/fixtures/llama_cpp/README.md). So a divergence is allowed
-// only at a step where the reference's top-2 margin is below kNearTie.
-constexpr double kNearTie = 0.3;
-// Teacher-forced, llama.cpp's token must be within this of our best logit.
-constexpr double kForcedSlack = 0.5;
+// How close Pagoda follows llama.cpp. SmolLM2's residual stream reaches ~2e4
+// and every quantized matmul rounds its input rows to int8, so an ulp of
+// difference in the wrong place flips a rounding and grows to ~0.5-1 in the
+// final logits. Pagoda's kernels therefore reproduce the floating-point
+// operation order of GGML's CPU backend on x86 (AVX2/AVX-512, as the fixtures
+// were made; see pagoda/kernels/cpu/reference/reference.h), and every
+// fixture logit is reproduced bit for bit. The rules below are the issue's:
+// greedy decoding may diverge only at a step where llama.cpp's top-2 margin
+// is below kNearTie, and then only to llama.cpp's second choice.
+constexpr double kNearTie = 0.02;
+// Logits (teacher-forced top-5 and whole prompt vectors) must equal llama.cpp's
+// exactly. They depend only on Pagoda's kernels (bit-identical on every ISA)
+// and on libm's sinf/cosf/powf for RoPE, which could in principle differ by an
+// ulp on another C library; that would show up here first.
+constexpr double kLogitTolerance = 0.0;
 
 std::vector<int32_t> TopK(std::span<const float> row, int k) {
   std::vector<int32_t> idx(row.size());
@@ -106,20 +109,21 @@ TEST(LlamaCppParityTest, GreedyDecodingMatchesUntilANearTie) {
       continue;
     }
     const double margin = ref_steps[k]["margin"].get<double>();
-    within_issue_tolerance += margin < 0.02;
+    const int32_t second = ref_steps[k]["top5"][1][0].get<int32_t>();
+    within_issue_tolerance += margin < kNearTie && generated[i][k] == second;
     std::printf("prompt %zu: first divergence at step %zu, llama.cpp top-2 margin %.4f\n", i, k, margin);
     EXPECT_LT(margin, kNearTie) << "prompt " << i << " diverges at step " << k << ": got " << generated[i][k]
                                 << ", llama.cpp " << expected[k];
-    bool in_top5 = false;
-    for (const auto& entry : ref_steps[k]["top5"]) in_top5 |= entry[0].get<int32_t>() == generated[i][k];
-    EXPECT_TRUE(in_top5) << "prompt " << i << " step " << k << ": our token is not in llama.cpp's top 5";
+    EXPECT_EQ(generated[i][k], second) << "prompt " << i << " step " << k
+                                       << ": our token is not llama.cpp's second choice";
   }
   std::printf("greedy: %d of 8 prompts identical for 64 tokens; %d of 8 within a 0.02 near-tie rule\n", identical,
               within_issue_tolerance);
 }
 
-// Fed llama.cpp's own tokens, every step's logits stay close to its.
-TEST(LlamaCppParityTest, TeacherForcedLogitsStayClose) {
+// Fed llama.cpp's own tokens (all generated tokens in one batch), every
+// step's top-5 logits equal llama.cpp's.
+TEST(LlamaCppParityTest, TeacherForcedLogitsMatch) {
   PAGODA_ASSERT_TEST_MODEL();
   const json ref = LoadJson("greedy.json");
   const auto& prompts = ref["prompts"];
@@ -149,7 +153,7 @@ TEST(LlamaCppParityTest, TeacherForcedLogitsStayClose) {
     std::span<const float> logits = t->runner->Execute(chunks);
     if (phase == 0) continue;
 
-    double sum_abs = 0;
+    double sum_abs = 0, max_abs = 0;
     int64_t compared = 0, argmax_agree = 0;
     for (size_t i = 0; i < prompts.size(); ++i) {
       const auto& ref_steps = prompts[i]["steps"];
@@ -158,23 +162,25 @@ TEST(LlamaCppParityTest, TeacherForcedLogitsStayClose) {
         const int32_t ours = TopK(row, 1)[0];
         const int32_t theirs = ref_steps[k]["token"].get<int32_t>();
         argmax_agree += ours == theirs;
-        EXPECT_LT(row[ours] - row[theirs], kForcedSlack) << "prompt " << i << " step " << k;
         for (const auto& entry : ref_steps[k]["top5"]) {
-          sum_abs += std::fabs(row[entry[0].get<int32_t>()] - entry[1].get<double>());
+          // JSON holds the float32 logits as doubles; the cast back is exact.
+          const double diff = std::fabs(row[entry[0].get<int32_t>()] - static_cast<float>(entry[1].get<double>()));
+          EXPECT_LE(diff, kLogitTolerance) << "prompt " << i << " step " << k << " token " << entry[0];
+          sum_abs += diff;
+          max_abs = std::max(max_abs, diff);
           ++compared;
         }
       }
     }
     const double mean_abs = sum_abs / compared;
-    std::printf("teacher-forced: argmax agrees at %lld of %zu steps; mean |logit diff| over top-5 = %.4f\n",
-                static_cast<long long>(argmax_agree), prompts.size() * 64, mean_abs);
-    EXPECT_LT(mean_abs, 0.3);
-    EXPECT_GE(argmax_agree, static_cast<int64_t>(prompts.size() * 64 * 95 / 100));
+    std::printf("teacher-forced: argmax agrees at %lld of %zu steps; |logit diff| over top-5 mean %.4f max %.4f\n",
+                static_cast<long long>(argmax_agree), prompts.size() * 64, mean_abs, max_abs);
+    EXPECT_EQ(argmax_agree, static_cast<int64_t>(prompts.size() * 64));
   }
 }
 
-// The whole logit vector of a prompt's last position.
-TEST(LlamaCppParityTest, PromptLogitsCloseOverTheWholeVocabulary) {
+// The whole logit vector of a prompt's last position equals llama.cpp's.
+TEST(LlamaCppParityTest, PromptLogitsMatchOverTheWholeVocabulary) {
   PAGODA_ASSERT_TEST_MODEL();
   const json ref = LoadJson("greedy.json");
   auto t = testing::TestRunner::Create(64, DType::kF32);
@@ -195,8 +201,7 @@ TEST(LlamaCppParityTest, PromptLogitsCloseOverTheWholeVocabulary) {
       sum_diff += diff;
     }
     std::printf("prompt %d: |logit - llama.cpp| max %.4f, mean %.4f\n", i, max_diff, sum_diff / vocab);
-    EXPECT_LT(sum_diff / vocab, 0.25) << "prompt " << i;
-    EXPECT_LT(max_diff, 2.0) << "prompt " << i;
+    EXPECT_LE(max_diff, kLogitTolerance) << "prompt " << i;
     ReleaseBlockTable(*t->blocks, s.table);
   }
 }
