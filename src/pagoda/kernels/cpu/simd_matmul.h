@@ -7,9 +7,10 @@
 // each weight byte is read from memory once per call however large m is.
 //
 // Batch invariance and bit-exactness: a panel kernel's lanes are (x row,
-// weight row) pairs, and every lane performs exactly the per-block float
+// weight row) pairs (for Q4_1 and Q8_0, one vector per GGML group
+// accumulator), and every lane performs exactly the per-block float
 // operations of the reference dot product (reference.h), on exact integer
-// block sums. Which tile or lane an output lands in therefore cannot change
+// block or group sums. Which tile or lane an output lands in therefore cannot change
 // its value, and the result equals the reference bit for bit.
 //
 // The ISA translation units are compiled with their own -m flags, so they

@@ -178,6 +178,15 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
 }
 
+// Q8_0 weights are stored as w + 128 (unsigned for VPDPBUSD), so each group
+// sum starts from -128 * (sum of the group's 4 x bytes); one 256-bit VPDPBUSD
+// gives those 8 starting values for a block.
+inline void Q8_0GroupBias(const int8_t* xq, int32_t out[8]) {
+  const __m256i c = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(static_cast<char>(0x80)),
+                                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq)));
+  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_sub_epi32(_mm256_setzero_si256(), c));
+}
+
 // GGML's order for Q4_1 and Q8_0 (ggml_vec_dot_q4_1_q8_1, ggml_vec_dot_q8_0_q8_0
 // on AVX2/AVX-512): per output, 8 float accumulators, one per group of 4
 // block elements; each block adds fma(d_w * d_x, (float)group_sum, acc[g]).
@@ -203,14 +212,60 @@ void GgmlTile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t 
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m512 d0d1 = _mm512_mul_ps(blk.d, _mm512_set1_ps(x.d[xb]));
       if constexpr (K == Kind::kQ4_1) summs[r] = _mm512_fmadd_ps(blk.m, _mm512_set1_ps(x.s[xb]), summs[r]);
+      int32_t bias[8] = {};
+      if constexpr (K == Kind::kQ8_0) Q8_0GroupBias(xq, bias);
       for (int g = 0; g < 8; ++g) {
         const __m512i xg = _mm512_set1_epi32(Load32(xq + 4 * g));
-        __m512i p = _mm512_dpbusd_epi32(zero, blk.w[g], xg);
-        if constexpr (K == Kind::kQ8_0) {
-          // sum(w * q) = sum((w + 128) * q) - 128 * sum(q)
-          p = _mm512_sub_epi32(p, _mm512_dpbusd_epi32(zero, _mm512_set1_epi8(static_cast<char>(0x80)), xg));
-        }
+        const __m512i start = K == Kind::kQ8_0 ? _mm512_set1_epi32(bias[g]) : zero;
+        const __m512i p = _mm512_dpbusd_epi32(start, blk.w[g], xg);
         acc[r][g] = _mm512_fmadd_ps(d0d1, _mm512_cvtepi32_ps(p), acc[r][g]);
+      }
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const __m512 h0 = _mm512_add_ps(_mm512_add_ps(acc[r][4], acc[r][0]), _mm512_add_ps(acc[r][6], acc[r][2]));
+    const __m512 h1 = _mm512_add_ps(_mm512_add_ps(acc[r][5], acc[r][1]), _mm512_add_ps(acc[r][7], acc[r][3]));
+    __m512 res = _mm512_add_ps(h0, h1);
+    if constexpr (K == Kind::kQ4_1) res = _mm512_add_ps(res, summs[r]);
+    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), res);
+  }
+}
+
+// GgmlTile for many x rows against a packed panel: the weight vectors are
+// read from the (L1-resident) scratch as memory operands, which leaves the
+// registers to the accumulators of kGgmlPackedRows x rows.
+constexpr int kGgmlPackedRows = 3;
+template <Kind K, int R>
+void GgmlPackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
+                    int64_t ldy, int rows) {
+  static_assert(K == Kind::kQ4_1 || K == Kind::kQ8_0);
+  __m512 acc[R][8];
+  __m512 summs[R];
+  for (int r = 0; r < R; ++r) {
+    for (int g = 0; g < 8; ++g) acc[r][g] = _mm512_setzero_ps();
+    summs[r] = _mm512_setzero_ps();
+  }
+  const __m512i zero = _mm512_setzero_si512();
+  for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
+    const auto* vec = reinterpret_cast<const __m512i*>(packed);
+    const auto* scales = reinterpret_cast<const float*>(packed + 8 * 64);
+    __m512 d0d1[R];
+    int32_t bias[R][8] = {};
+    for (int r = 0; r < R; ++r) {
+      if constexpr (K == Kind::kQ8_0) Q8_0GroupBias(x.qs + (i0 + r) * x.k + b * 32, bias[r]);
+      const int64_t xb = (i0 + r) * (x.k / 32) + b;
+      d0d1[r] = _mm512_mul_ps(_mm512_load_ps(scales), _mm512_set1_ps(x.d[xb]));
+      if constexpr (K == Kind::kQ4_1) {
+        summs[r] = _mm512_fmadd_ps(_mm512_load_ps(scales + 16), _mm512_set1_ps(x.s[xb]), summs[r]);
+      }
+    }
+    for (int g = 0; g < 8; ++g) {
+      const __m512i wg = _mm512_load_si512(vec + g);
+      for (int r = 0; r < R; ++r) {
+        const __m512i xg = _mm512_set1_epi32(Load32(x.qs + (i0 + r) * x.k + b * 32 + 4 * g));
+        const __m512i start = K == Kind::kQ8_0 ? _mm512_set1_epi32(bias[r][g]) : zero;
+        const __m512i p = _mm512_dpbusd_epi32(start, wg, xg);
+        acc[r][g] = _mm512_fmadd_ps(d0d1[r], _mm512_cvtepi32_ps(p), acc[r][g]);
       }
     }
   }
@@ -273,6 +328,13 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
       Block blk;
       UnpackBlock<K>(p, b, &blk);
       StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
+    }
+    if constexpr (K != Kind::kQ4_0) {
+      constexpr int G = kGgmlPackedRows;
+      int64_t i = 0;
+      for (; i + G <= x.m; i += G) GgmlPackedTile<K, G>(packed, x, i, nb, y + j0, w.rows, rows);
+      for (; i < x.m; ++i) GgmlPackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows);
+      continue;
     }
     int64_t i = 0;
     for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);

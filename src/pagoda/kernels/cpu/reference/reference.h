@@ -30,7 +30,9 @@ void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache
                     const AttentionBatch& batch, float scale, float* out);
 
 // Row conversions, n elements (a multiple of 32 for block types). Quantizers
-// follow GGML's reference quantize_row_*; inputs are assumed finite.
+// follow GGML's reference quantize_row_*, except Q8_0/Q8_1 (the activation
+// types), which follow GGML's x86 SIMD versions: multiplier 127 / amax and
+// rounding half to even. Inputs are assumed finite.
 void DequantizeRow(DType type, const void* src, float* dst, int64_t n);
 void QuantizeRowQ4_0(const float* x, BlockQ4_0* y, int64_t n);
 void QuantizeRowQ4_1(const float* x, BlockQ4_1* y, int64_t n);
@@ -42,11 +44,16 @@ void QuantizeRowBF16(const float* x, bf16_bits* y, int64_t n);
 void QuantizeRow(DType type, const float* x, void* y, int64_t n);
 
 // Block dot products of a weight row with a quantized activation row, nb
-// blocks, in GGML's formulas. Integer sums per block are exact; the float
-// accumulation runs over blocks in order, starting from 0, without FMA:
+// blocks. Integer sums are exact. Q4_0 accumulates over blocks in order, from
+// 0, without FMA:
 //   Q4_0·Q8_0: sumf += ((float)sumi * d_w) * d_x      sumi = sum (nibble - 8) * q
-//   Q4_1·Q8_1: sumf += (d_w * d_x) * (float)sumi + m_w * s_x
-//   Q8_0·Q8_0: sumf += (float)sumi * (d_w * d_x)
+// Q4_1 and Q8_0 follow GGML's x86 ggml_vec_dot_q4_1_q8_1 / ggml_vec_dot_q8_0_q8_0
+// (which llamafile's tinyBLAS_Q0_AVX matches for Q8_0): 8 float accumulators,
+// one per group g of 4 consecutive block elements (4g..4g+3, Q4 low nibbles
+// being elements 0-15 and high nibbles 16-31), over blocks in order:
+//   Q4_1·Q8_1: acc[g] = fma(d_w * d_x, (float)sumi_g, acc[g]);  summs = fma(m_w, s_x, summs)
+//              result = Hsum8(acc) + summs
+//   Q8_0·Q8_0: acc[g] = fma(d_w * d_x, (float)sumi_g, acc[g]);  result = Hsum8(acc)
 float VecDotQ4_0Q8_0(const BlockQ4_0* w, const BlockQ8_0* x, int64_t nb);
 float VecDotQ4_1Q8_1(const BlockQ4_1* w, const BlockQ8_1* x, int64_t nb);
 float VecDotQ8_0Q8_0(const BlockQ8_0* w, const BlockQ8_0* x, int64_t nb);
