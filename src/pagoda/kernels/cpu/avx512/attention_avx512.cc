@@ -93,7 +93,7 @@ template <bool kF16>
 void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   const int nv = static_cast<int>((width + 15) / 16);
   __mmask16 mask[4];
-  for (int v = 0; v < 4; ++v) mask[v] = FirstLanes(width - 16 * v);
+  for (int v = 0; v < 4; ++v) mask[v] = v < nv ? FirstLanes(width - 16 * v) : 0;
   alignas(64) float lanes[64][64];
   for (auto& l : lanes) {
     for (int v = 0; v < 4; ++v) _mm512_store_ps(l + 16 * v, _mm512_setzero_ps());
