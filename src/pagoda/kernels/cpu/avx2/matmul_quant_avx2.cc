@@ -124,11 +124,12 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
   }
 }
 
-// R x rows against one packed panel. Per lane and block this is exactly the
-// reference's float update, on the exact integer block sum.
+// Q4_0: R x rows against one packed panel. Per lane and block this is exactly
+// the reference's float update, on the exact integer block sum.
 template <Kind K, int R>
 void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
           int64_t ldy, int rows) {
+  static_assert(K == Kind::kQ4_0);
   const __m256i ones = _mm256_set1_epi16(1);
   __m256 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
@@ -137,19 +138,7 @@ void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb,
     const auto* scales = reinterpret_cast<const float*>(packed + kVectors<K> * 32);
     const __m256 dw = _mm256_load_ps(scales);
     __m256i sumi[R];
-    if constexpr (K == Kind::kQ8_0) {
-      // maddubs needs an unsigned operand: |w| times x carrying w's sign.
-      for (int r = 0; r < R; ++r) sumi[r] = _mm256_setzero_si256();
-      for (int t = 0; t < 8; ++t) {
-        const __m256i wabs = _mm256_load_si256(vec + t);
-        const __m256i wsgn = _mm256_load_si256(vec + 8 + t);
-        for (int r = 0; r < R; ++r) {
-          const __m256i xb = Broadcast32(x.qs + (i0 + r) * x.k + b * 32 + 4 * t);
-          const __m256i p = _mm256_maddubs_epi16(wabs, _mm256_sign_epi8(xb, wsgn));
-          sumi[r] = _mm256_add_epi32(sumi[r], _mm256_madd_epi16(p, ones));
-        }
-      }
-    } else {
+    {
       // 16-bit partial sums cannot overflow: 8 steps of at most 2 * 15 * 127.
       __m256i s16[R];
       for (int r = 0; r < R; ++r) s16[r] = _mm256_setzero_si256();
@@ -165,17 +154,9 @@ void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb,
     for (int r = 0; r < R; ++r) {
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m256 dx = _mm256_set1_ps(x.d[xb]);
-      if constexpr (K == Kind::kQ4_1) {
-        const __m256 mw = _mm256_load_ps(scales + 8);
-        const __m256 t = _mm256_mul_ps(_mm256_mul_ps(dw, dx), _mm256_cvtepi32_ps(sumi[r]));
-        acc[r] = _mm256_add_ps(acc[r], _mm256_add_ps(t, _mm256_mul_ps(mw, _mm256_set1_ps(x.s[xb]))));
-      } else if constexpr (K == Kind::kQ4_0) {
-        // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
-        const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(8 * x.sum[xb]));
-        acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), dw), dx));
-      } else {
-        acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_cvtepi32_ps(sumi[r]), _mm256_mul_ps(dw, dx)));
-      }
+      // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
+      const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(8 * x.sum[xb]));
+      acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), dw), dx));
     }
   }
   for (int r = 0; r < R; ++r) {
@@ -245,15 +226,15 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
     PackPanel<K>(w, j0, rows, nb, packed);
     if constexpr (K != Kind::kQ4_0) {
       for (int64_t i = 0; i < x.m; ++i) GgmlTile<K>(packed, x, i, nb, y + j0, w.rows, rows);
-      continue;
-    }
-    int64_t i = 0;
-    for (; i + 4 <= x.m; i += 4) Tile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
-    switch (x.m - i) {
-      case 3: Tile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      case 2: Tile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      case 1: Tile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      default: break;
+    } else {
+      int64_t i = 0;
+      for (; i + 4 <= x.m; i += 4) Tile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
+      switch (x.m - i) {
+        case 3: Tile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
+        case 2: Tile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
+        case 1: Tile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
+        default: break;
+      }
     }
   }
 }

@@ -138,12 +138,13 @@ inline void LoadBlock(const uint8_t* packed, Block* blk) {
   if constexpr (K == Kind::kQ4_1) blk->m = _mm512_load_ps(scales + 16);
 }
 
-// R x rows against a panel whose blocks come from next_block(b, &blk). Per
-// lane and block this is exactly the reference's float update, on the exact
-// integer block sum.
+// Q4_0: R x rows against a panel whose blocks come from next_block(b, &blk).
+// Per lane and block this is exactly the reference's float update, on the
+// exact integer block sum.
 template <Kind K, int R, typename NextBlock>
 void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
           int64_t ldy, int rows) {
+  static_assert(K == Kind::kQ4_0);
   __m512 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
@@ -161,18 +162,9 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
       __m512i sumi = _mm512_add_epi32(s0, s1);
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m512 dx = _mm512_set1_ps(x.d[xb]);
-      if constexpr (K == Kind::kQ4_1) {
-        const __m512 t = _mm512_mul_ps(_mm512_mul_ps(blk.d, dx), _mm512_cvtepi32_ps(sumi));
-        acc[r] = _mm512_add_ps(acc[r], _mm512_add_ps(t, _mm512_mul_ps(blk.m, _mm512_set1_ps(x.s[xb]))));
-      } else if constexpr (K == Kind::kQ4_0) {
-        // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
-        sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(8 * x.sum[xb]));
-        acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sumi), blk.d), dx));
-      } else {
-        // sum(w * q) = sum((w + 128) * q) - 128 * sum(q)
-        sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(128 * x.sum[xb]));
-        acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(blk.d, dx)));
-      }
+      // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
+      sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(8 * x.sum[xb]));
+      acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sumi), blk.d), dx));
     }
   }
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
@@ -286,24 +278,14 @@ void FusedTile(const PanelRows& p, const QuantizedRows& x, int64_t nb, float* y,
     const auto unpack = [&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); };
     GgmlTile<K, R < 2 ? R : 2>(unpack, x, 0, nb, y, ldy, rows);
     if constexpr (R > 2) GgmlTile<K, R - 2>(unpack, x, 2, nb, y, ldy, rows);
-    return;
+  } else {
+    Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
   }
-  Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
 }
 
 template <Kind K, int R>
 void PackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
                 int64_t ldy, int rows) {
-  if constexpr (K != Kind::kQ4_0) {
-    if constexpr (R > 2) {
-      PackedTile<K, 2>(packed, x, i0, nb, y, ldy, rows);
-      PackedTile<K, R - 2>(packed, x, i0 + 2, nb, y, ldy, rows);
-    } else {
-      GgmlTile<K, R>([&](int64_t b, Block* blk) { LoadBlock<K>(packed + b * kPackedBytes<K>, blk); }, x, i0,
-                     nb, y, ldy, rows);
-    }
-    return;
-  }
   Tile<K, R>([&](int64_t b, Block* blk) { LoadBlock<K>(packed + b * kPackedBytes<K>, blk); }, x, i0, nb,
              y, ldy, rows);
 }
@@ -334,15 +316,15 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
       int64_t i = 0;
       for (; i + G <= x.m; i += G) GgmlPackedTile<K, G>(packed, x, i, nb, y + j0, w.rows, rows);
       for (; i < x.m; ++i) GgmlPackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows);
-      continue;
-    }
-    int64_t i = 0;
-    for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
-    switch (x.m - i) {
-      case 3: PackedTile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      case 2: PackedTile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      case 1: PackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      default: break;
+    } else {
+      int64_t i = 0;
+      for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
+      switch (x.m - i) {
+        case 3: PackedTile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
+        case 2: PackedTile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
+        case 1: PackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
+        default: break;
+      }
     }
   }
 }
