@@ -96,8 +96,12 @@ void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   int lanes_of[8];
   for (int v = 0; v < 8; ++v) lanes_of[v] = width - 8 * v <= 0 ? 0 : Lanes(width - 8 * v);
   alignas(32) float lanes[64][64];
-  for (auto& l : lanes) {
-    for (int v = 0; v < 8; ++v) _mm256_store_ps(l + 8 * v, _mm256_setzero_ps());
+  // Only the first min(n_ctx, 64) lanes are ever nonzero; the others, +0,
+  // would leave every sum they join unchanged (no lane can hold -0), so they
+  // are neither cleared nor folded.
+  const int used = a.n_ctx < 64 ? static_cast<int>(a.n_ctx) : 64;
+  for (int r = 0; r < used; ++r) {
+    for (int v = 0; v < 8; ++v) _mm256_store_ps(lanes[r] + 8 * v, _mm256_setzero_ps());
   }
   PositionRows rows(a);
   for (int64_t p = 0; p < a.n_ctx; ++p) {
@@ -110,7 +114,7 @@ void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   }
   for (int v = 0; v < nv; ++v) {
     for (int w = 32; w >= 1; w /= 2) {
-      for (int r = 0; r < w; ++r) {
+      for (int r = 0; r < w && r + w < used; ++r) {
         _mm256_store_ps(lanes[r] + 8 * v, _mm256_add_ps(_mm256_load_ps(lanes[r] + 8 * v), _mm256_load_ps(lanes[r + w] + 8 * v)));
       }
     }
