@@ -58,8 +58,8 @@ float VecDotQ4_0Q8_0(const BlockQ4_0* w, const BlockQ8_0* x, int64_t nb);
 float VecDotQ4_1Q8_1(const BlockQ4_1* w, const BlockQ8_1* x, int64_t nb);
 float VecDotQ8_0Q8_0(const BlockQ8_0* w, const BlockQ8_0* x, int64_t nb);
 
-// The f32 dot product every float kernel uses (float-weight MatMul and the
-// attention scores), in the order a 16-lane SIMD unit computes it: lane l
+// The f32 dot product of the float-weight MatMul, in the order a 16-lane SIMD
+// unit computes it: lane l
 // accumulates elements l, l+16, l+32, ... with fused multiply-add from +0,
 // the last partial group padded with zeros; then lanes fold pairwise
 // (l += l+8, then l += l+4, l += l+2, l += l+1).
