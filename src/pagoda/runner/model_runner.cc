@@ -3,11 +3,17 @@
 #include <algorithm>
 
 #include "pagoda/base/check.h"
+#include "pagoda/runner/kv_block_copy.h"
 
 namespace pagoda {
 
 ModelRunner::ModelRunner(Model& model, const KvCacheArena& kv_cache, ThreadPool& pool)
     : model_(model), kv_cache_(kv_cache), pool_(pool) {}
+
+std::span<const float> ModelRunner::Execute(std::span<const BlockCopy> copies, std::span<const SequenceChunk> chunks) {
+  CopyKvBlocks(kv_cache_.layers(), copies);
+  return Execute(chunks);
+}
 
 std::span<const float> ModelRunner::Execute(std::span<const SequenceChunk> chunks) {
   const int64_t bs = kv_cache_.shape().block_size;

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "pagoda/kv_blocks/kv_cache_manager.h"
 #include "pagoda/model/model.h"
 #include "pagoda/runner/kv_cache_arena.h"
 
@@ -36,6 +37,9 @@ class ModelRunner {
   // chunk in order, one row per token (kAll), one row (kLast) or none. The
   // span stays valid until the next call.
   std::span<const float> Execute(std::span<const SequenceChunk> chunks);
+  // One scheduler step: the copy-on-write block copies first (a forked
+  // sequence's chunk may write into a block copied this step), then the chunks.
+  std::span<const float> Execute(std::span<const BlockCopy> copies, std::span<const SequenceChunk> chunks);
 
   int64_t vocab_size() const { return model_.config().vocab_size; }
   int64_t block_size() const { return kv_cache_.shape().block_size; }

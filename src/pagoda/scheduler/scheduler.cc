@@ -25,6 +25,15 @@ Status Scheduler::AddRequest(std::unique_ptr<Request> request) {
   PAGODA_CHECK(request != nullptr && request->num_sequences() == 1);
   const Request& r = *request;
   if (requests_.contains(r.id())) return InvalidArgumentError(fmt::format("request id '{}' is already in use", r.id()));
+  PAGODA_RETURN_IF_ERROR(CheckAdmissible(r));
+  Sequence& seq = request->sequence(0);
+  live_.emplace(seq.id(), &seq);
+  requests_.emplace(r.id(), std::move(request));
+  Enqueue(seq, /*preempted=*/false);
+  return Status::Ok();
+}
+
+Status Scheduler::CheckAdmissible(const Request& r) const {
   PAGODA_RETURN_IF_ERROR(r.params().Validate());
   if (r.num_prompt_tokens() == 0) return InvalidArgumentError("the prompt is empty");
   if (r.num_prompt_tokens() >= config_.max_model_len) {
@@ -45,10 +54,6 @@ Status Scheduler::AddRequest(std::unique_ptr<Request> request) {
         fmt::format("a sequence of this request can reach {} tokens, more than the whole KV cache holds ({} tokens)",
                     longest, capacity));
   }
-  Sequence& seq = request->sequence(0);
-  live_.emplace(seq.id(), &seq);
-  requests_.emplace(r.id(), std::move(request));
-  Enqueue(seq, /*preempted=*/false);
   return Status::Ok();
 }
 

@@ -48,6 +48,10 @@ class Scheduler {
   // sequences than max_num_seqs, or a sequence that could outgrow the whole
   // KV cache.
   Status AddRequest(std::unique_ptr<Request> request);
+  // AddRequest's checks of the request itself (all but the id's uniqueness).
+  // It reads only the configuration, so another thread may call it while
+  // this one schedules: the engine refuses requests synchronously with it.
+  Status CheckAdmissible(const Request& request) const;
   // Cancels a request wherever it is, freeing its blocks; null when unknown.
   std::unique_ptr<Request> AbortRequest(const std::string& request_id);
   // Ends one unfinished sequence as stopped, for a stop string the engine
