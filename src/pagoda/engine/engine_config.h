@@ -1,0 +1,37 @@
+// How an Engine is built, with vLLM's engine-argument names. Defaults are
+// vLLM's for its CPU backend where it has one.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "pagoda/scheduler/scheduler_config.h"
+#include "pagoda/tensor/dtype.h"
+
+namespace pagoda {
+
+struct EngineConfig {
+  // GGUF file; empty: $PAGODA_MODEL, else the default model set up by scripts/setup.sh.
+  std::string model;
+  // Prompt plus output per sequence; default and maximum: the model's context.
+  std::optional<int64_t> max_model_len;
+  // Sequences running at once (vLLM's default, also on CPU).
+  int32_t max_num_seqs = 256;
+  // Tokens computed per step, all sequences together. vLLM's CPU default for
+  // its server (2048): chunked prefill keeps a step's latency bounded.
+  int32_t max_num_batched_tokens = 2048;
+  int32_t block_size = 16;
+  // Bytes for the KV cache arena (vLLM's VLLM_CPU_KVCACHE_SPACE, 4 GiB by
+  // default); ParseMemorySize reads "2GiB" and the like.
+  int64_t kv_cache_memory = int64_t{4} << 30;
+  bool enable_prefix_caching = true;
+  SchedulingPolicy scheduling_policy = SchedulingPolicy::kFcfs;
+  // Seeds the random streams of requests that bring no seed of their own,
+  // in the order they are added, so a whole run repeats; unset: OS entropy.
+  std::optional<int64_t> seed;
+  int32_t threads = 0;  // compute threads; 0 = one per physical core
+  DType kv_cache_dtype = DType::kF16;
+};
+
+}  // namespace pagoda

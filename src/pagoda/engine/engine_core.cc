@@ -1,0 +1,260 @@
+#include "pagoda/engine/engine_core.h"
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+
+#include "pagoda/base/check.h"
+#include "pagoda/tokenizer/gguf_tokenizer_loader.h"
+
+namespace pagoda {
+namespace {
+
+std::string ResolveModelPath(const std::string& path) {
+  if (!path.empty()) return path;
+  if (const char* env = std::getenv("PAGODA_MODEL"); env != nullptr && *env != '\0') return env;
+  return PAGODA_DEFAULT_MODEL;
+}
+
+Status ValidateConfig(const EngineConfig& c) {
+  if (c.max_num_seqs < 1) return InvalidArgumentError("max_num_seqs must be at least 1");
+  if (c.max_num_batched_tokens < 1) return InvalidArgumentError("max_num_batched_tokens must be at least 1");
+  if (c.block_size < 1) return InvalidArgumentError("block_size must be at least 1");
+  if (c.max_model_len && *c.max_model_len < 2) return InvalidArgumentError("max_model_len must be at least 2");
+  return Status::Ok();
+}
+
+}  // namespace
+
+double EngineCore::Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& config) {
+  PAGODA_RETURN_IF_ERROR(ValidateConfig(config));
+  auto core = std::unique_ptr<EngineCore>(new EngineCore());
+  core->config_ = config;
+  core->config_.model = ResolveModelPath(config.model);
+  PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(core->config_.model));
+  core->file_ = std::move(file);
+  PAGODA_ASSIGN_OR_RETURN(core->tokenizer_, tokenizer::LoadTokenizerFromGguf(*core->file_));
+  PAGODA_ASSIGN_OR_RETURN(core->model_, LoadModel(core->file_));
+  const ModelConfig& mc = core->model_->config();
+  const int64_t max_model_len = config.max_model_len.value_or(mc.max_context);
+  if (max_model_len > mc.max_context) {
+    return InvalidArgumentError(
+        fmt::format("max_model_len {} exceeds the model's context of {} tokens", max_model_len, mc.max_context));
+  }
+  core->config_.max_model_len = max_model_len;
+
+  const KvCacheShape shape{mc.num_layers, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
+  PAGODA_ASSIGN_OR_RETURN(core->arena_, KvCacheArena::Create(shape, config.kv_cache_memory));
+  const int64_t num_blocks = core->arena_->num_blocks();
+  if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
+  core->pool_ = std::make_unique<ThreadPool>(config.threads);
+  core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->pool_);
+  std::vector<int32_t> eos_ids;
+  if (core->tokenizer_->eos_id()) eos_ids.push_back(*core->tokenizer_->eos_id());
+  core->sampler_ = std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids);
+
+  SchedulerConfig sc;
+  sc.max_num_batched_tokens = config.max_num_batched_tokens;
+  sc.max_num_seqs = config.max_num_seqs;
+  sc.max_model_len = max_model_len;
+  sc.policy = config.scheduling_policy;
+  sc.eos_token_id = core->tokenizer_->eos_id();
+  sc.kv = KvCacheConfig{static_cast<int32_t>(num_blocks), config.block_size, config.enable_prefix_caching};
+  sc.clock = &EngineCore::Now;
+  core->scheduler_ = std::make_unique<Scheduler>(std::move(sc));
+
+  const int64_t num_tokens = num_blocks * config.block_size;
+  spdlog::info("KV cache: {} blocks of {} tokens = {} tokens ({} {} bytes per block, {} MiB); "
+               "maximum concurrency for {} tokens per request: {:.2f}x",
+               num_blocks, config.block_size, num_tokens, shape.BytesPerBlock(), DTypeName(shape.dtype),
+               num_blocks * shape.BytesPerBlock() >> 20, max_model_len,
+               static_cast<double>(num_tokens) / static_cast<double>(max_model_len));
+  return core;
+}
+
+std::vector<std::vector<int32_t>> EngineCore::TokenizeBadWords(const std::vector<std::string>& words) const {
+  // vLLM's: each word as written (leading spaces stripped) and with one
+  // leading space, the latter only when it tokenizes differently at its
+  // first token but into as many tokens.
+  const tokenizer::EncodeOptions plain{.add_special = false, .parse_special = true};
+  std::vector<std::vector<int32_t>> out;
+  for (const std::string& word : words) {
+    const std::string stripped = word.substr(std::min(word.find_first_not_of(' '), word.size()));
+    std::vector<int32_t> bare = tokenizer_->Encode(stripped, plain);
+    std::vector<int32_t> spaced = tokenizer_->Encode(" " + stripped, plain);
+    const bool has_bare = !bare.empty();
+    if (has_bare) out.push_back(bare);
+    if (!spaced.empty() && (!has_bare || (spaced[0] != bare[0] && spaced.size() == bare.size()))) {
+      out.push_back(std::move(spaced));
+    }
+  }
+  return out;
+}
+
+StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::optional<std::string> prompt,
+                                             std::vector<int32_t> prompt_token_ids, SamplingParams params,
+                                             int32_t priority, std::optional<int64_t> seed) const {
+  if (params.use_beam_search) {
+    return UnimplementedError("beam search is not implemented yet (use_beam_search)");
+  }
+  PAGODA_RETURN_IF_ERROR(params.Validate());
+  params.Normalize();
+  const int32_t vocab = static_cast<int32_t>(model_config().vocab_size);
+  PAGODA_RETURN_IF_ERROR(params.ValidateTokenIds(vocab));
+  if (prompt) prompt_token_ids = tokenizer_->Encode(*prompt);
+  for (int32_t id : prompt_token_ids) {
+    if (id < 0 || id >= vocab) {
+      return InvalidArgumentError(fmt::format("prompt token id {} is outside the vocabulary [0, {})", id, vocab));
+    }
+  }
+  // Prompt logprobs need every prompt position computed, so such a request
+  // reads no cached prefix: a salt of its own keeps others' blocks from
+  // matching (vLLM likewise skips the prefix cache for them).
+  CacheKeys keys;
+  if (params.prompt_logprobs) {
+    static std::atomic<int64_t> next_salt{0};
+    keys.cache_salt = fmt::format("prompt-logprobs-{}", next_salt++);
+  }
+  auto request = std::make_unique<Request>(request_id, prompt_token_ids, params, Now(), priority, std::move(keys));
+  PAGODA_RETURN_IF_ERROR(scheduler_->CheckAdmissible(*request));
+
+  std::vector<RandomStream> random;
+  const std::optional<int64_t> stream_seed = params.seed ? params.seed : seed;
+  for (int32_t i = 0; i < params.num_sequences(); ++i) random.push_back(RandomStream::For(stream_seed, i));
+  auto state = std::make_unique<RequestState>(std::move(request_id), std::move(prompt), std::move(prompt_token_ids),
+                                              params, TokenizeBadWords(params.bad_words), std::move(random),
+                                              *tokenizer_,
+                                              std::make_shared<OutputStream>(request->id(), params.output_kind ==
+                                                                                                OutputKind::kCumulative));
+  return PendingRequest{std::move(request), std::move(state)};
+}
+
+void EngineCore::Add(PendingRequest pending) {
+  const std::string id = pending.request->id();
+  // Prepare checked everything but the id, which Engine keeps unique.
+  const Status status = scheduler_->AddRequest(std::move(pending.request));
+  PAGODA_CHECK_MSG(status.ok(), status.ToString().c_str());
+  states_.emplace(id, std::move(pending.state));
+}
+
+void EngineCore::FinishRequest(const Request& request) {
+  auto it = states_.find(request.id());
+  PAGODA_CHECK(it != states_.end());
+  it->second->Finish(request, Now());
+  it->second->Publish(request.timing(), request.num_cached_tokens());
+  finished_ids_.push_back(request.id());
+  states_.erase(it);
+  ++num_finished_requests_;
+}
+
+void EngineCore::Abort(const std::string& request_id) {
+  if (std::unique_ptr<Request> request = scheduler_->AbortRequest(request_id)) FinishRequest(*request);
+}
+
+void EngineCore::AbortAll() {
+  std::vector<std::string> ids;
+  for (const auto& [id, state] : states_) ids.push_back(id);
+  for (const std::string& id : ids) Abort(id);
+}
+
+std::vector<std::string> EngineCore::TakeFinishedIds() { return std::exchange(finished_ids_, {}); }
+
+std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan) {
+  chunks_.clear();
+  std::vector<bool> scores_prompt(plan.seqs.size());
+  for (size_t j = 0; j < plan.seqs.size(); ++j) {
+    const ScheduledSequence& e = plan.seqs[j];
+    const RequestState& state = *states_.at(e.request_id);
+    // Row i predicts position num_computed + i + 1: score the prompt
+    // positions this chunk predicts that were not scored before.
+    const int64_t next = state.next_prompt_logprob_position();
+    const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
+    const int64_t num_prompt = scheduler_->request(e.request_id)->num_prompt_tokens();
+    scores_prompt[j] = next < num_prompt && next > e.num_computed_tokens && next <= end;
+    const LogitsMode mode = scores_prompt[j] ? LogitsMode::kAll : e.needs_logits ? LogitsMode::kLast : LogitsMode::kNone;
+    chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_table, mode});
+  }
+  const std::span<const float> logits = runner_->Execute(plan.copies, chunks_);
+  const int64_t vocab = runner_->vocab_size();
+
+  std::vector<std::vector<int32_t>> sampled(plan.seqs.size());
+  int64_t row = 0;
+  for (size_t j = 0; j < plan.seqs.size(); ++j) {
+    const ScheduledSequence& e = plan.seqs[j];
+    RequestState& state = *states_.at(e.request_id);
+    const int64_t n = static_cast<int64_t>(e.token_ids.size());
+    const int64_t num_rows = chunks_[j].logits == LogitsMode::kAll ? n : chunks_[j].logits == LogitsMode::kLast ? 1 : 0;
+    const Request& request = *scheduler_->request(e.request_id);
+    const std::vector<int32_t>& prompt = request.prompt_token_ids();
+    if (scores_prompt[j]) {
+      for (int64_t i = 0; i < n; ++i) {
+        const int64_t target = e.num_computed_tokens + i + 1;
+        if (target != state.next_prompt_logprob_position() || target >= request.num_prompt_tokens()) continue;
+        sampler_->ScorePromptTokens(logits.subspan((row + i) * vocab, vocab), {&prompt[target], 1},
+                                    state.params().prompt_logprobs.value_or(0), {&sampled_, 1});
+        state.AddPromptLogprob(sampled_);
+      }
+    }
+    if (e.needs_logits) {
+      const std::span<const float> last = logits.subspan((row + num_rows - 1) * vocab, vocab);
+      const Sequence& seq = request.sequence(e.seq_index);
+      // A fork's children all continue from sequence 0; child k is index k.
+      PAGODA_CHECK(e.num_samples == 1 || e.seq_index == 0);
+      for (int32_t k = 0; k < e.num_samples; ++k) {
+        const int32_t index = k == 0 ? e.seq_index : k;
+        const SamplingSequence s{&state.params(), seq.prompt_token_ids(), seq.output_token_ids(),
+                                 state.bad_words_token_ids(), state.random(index)};
+        sampler_->Sample(last, {&s, 1}, {&sampled_, 1});
+        sampled[j].push_back(sampled_.token_id);
+        state.SetSample(index, sampled_);
+      }
+    }
+    row += num_rows;
+  }
+  return sampled;
+}
+
+void EngineCore::Step() {
+  const StepPlan plan = scheduler_->Schedule();
+  ++num_steps_;
+  const std::vector<std::vector<int32_t>> sampled =
+      plan.seqs.empty() ? std::vector<std::vector<int32_t>>{} : RunAndSample(plan);
+  UpdateResult result = scheduler_->Update(plan, sampled);
+
+  std::vector<std::string> touched;
+  for (const SequenceOutput& out : result.outputs) {
+    if (touched.empty() || touched.back() != out.request_id) touched.push_back(out.request_id);
+    std::optional<std::string> stop = states_.at(out.request_id)->Apply(out);
+    if (stop && !IsFinished(out.status)) {
+      if (auto request = scheduler_->StopSequence(out.request_id, out.seq_index, *stop)) {
+        result.finished_requests.push_back(std::move(request));
+      }
+    }
+  }
+  for (const std::unique_ptr<Request>& request : result.finished_requests) FinishRequest(*request);
+  for (const std::string& id : touched) {
+    auto it = states_.find(id);
+    if (it == states_.end()) continue;  // finished above
+    const Request& request = *scheduler_->request(id);
+    it->second->Publish(request.timing(), request.num_cached_tokens());
+  }
+}
+
+EngineStats EngineCore::Stats() const {
+  EngineStats stats;
+  static_cast<SchedulerStats&>(stats) = scheduler_->stats();
+  stats.num_kv_blocks = arena_->num_blocks();
+  stats.num_steps = num_steps_;
+  stats.num_finished_requests = num_finished_requests_;
+  return stats;
+}
+
+}  // namespace pagoda

@@ -1,0 +1,89 @@
+// The engine's single-threaded machinery: the model, KV cache, runner,
+// sampler and scheduler, and one RequestState per live request. Engine
+// (engine.h) owns the thread that drives it; every method here runs on that
+// thread except where it says otherwise.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "pagoda/engine/engine_config.h"
+#include "pagoda/engine/request_state.h"
+#include "pagoda/engine/engine_stats.h"
+#include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/model/model.h"
+#include "pagoda/runner/kv_cache_arena.h"
+#include "pagoda/runner/model_runner.h"
+#include "pagoda/sampler/sampler.h"
+#include "pagoda/scheduler/scheduler.h"
+#include "pagoda/threading/thread_pool.h"
+#include "pagoda/tokenizer/tokenizer.h"
+
+namespace pagoda {
+
+// A request checked and built on the caller's thread, on its way to the engine thread.
+struct PendingRequest {
+  std::unique_ptr<Request> request;
+  std::unique_ptr<RequestState> state;
+};
+
+class EngineCore {
+ public:
+  // Loads the model and tokenizer, allocates the KV cache, and logs its size.
+  static StatusOr<std::unique_ptr<EngineCore>> Create(const EngineConfig& config);
+
+  // The configuration with defaults resolved (max_model_len).
+  const EngineConfig& config() const { return config_; }
+  const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
+  const ModelConfig& model_config() const { return model_->config(); }
+  int64_t num_kv_blocks() const { return arena_->num_blocks(); }
+  // Seconds on the monotonic clock of request timings.
+  static double Now();
+
+  // Any thread: validates and tokenizes a request, refusing what can never
+  // run; `seed` overrides the params' seed for the random streams only.
+  StatusOr<PendingRequest> Prepare(std::string request_id, std::optional<std::string> prompt,
+                                   std::vector<int32_t> prompt_token_ids, SamplingParams params, int32_t priority,
+                                   std::optional<int64_t> seed) const;
+
+  void Add(PendingRequest pending);
+  // Ends a request as aborted and publishes its final output; unknown ids are ignored.
+  void Abort(const std::string& request_id);
+  void AbortAll();
+  bool has_work() const { return scheduler_->has_unfinished_requests(); }
+  // Schedules, runs, samples, updates and publishes one step.
+  void Step();
+  // Ids whose final output was published since the last call.
+  std::vector<std::string> TakeFinishedIds();
+  EngineStats Stats() const;
+
+ private:
+  EngineCore() = default;
+  std::vector<std::vector<int32_t>> TokenizeBadWords(const std::vector<std::string>& words) const;
+  // Runs the plan's chunks and samples: one token list per plan entry.
+  std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
+  void FinishRequest(const Request& request);
+
+  EngineConfig config_;
+  std::shared_ptr<const gguf::GgufFile> file_;
+  std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::unique_ptr<Model> model_;
+  std::unique_ptr<KvCacheArena> arena_;
+  std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<ModelRunner> runner_;
+  std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<Scheduler> scheduler_;
+  std::unordered_map<std::string, std::unique_ptr<RequestState>> states_;
+  std::vector<std::string> finished_ids_;
+  int64_t num_steps_ = 0;
+  int64_t num_finished_requests_ = 0;
+  // Scratch reused every step.
+  std::vector<SequenceChunk> chunks_;
+  SampledToken sampled_;
+};
+
+}  // namespace pagoda

@@ -1,0 +1,185 @@
+#include "pagoda/engine/request_state.h"
+
+#include <algorithm>
+#include <numeric>
+
+#include "pagoda/base/check.h"
+
+namespace pagoda {
+
+RequestState::RequestState(std::string request_id, std::optional<std::string> prompt,
+                           std::vector<int32_t> prompt_token_ids, SamplingParams params,
+                           std::vector<std::vector<int32_t>> bad_words_token_ids, std::vector<RandomStream> random,
+                           const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream)
+    : request_id_(std::move(request_id)),
+      prompt_(std::move(prompt)),
+      prompt_token_ids_(std::move(prompt_token_ids)),
+      params_(std::move(params)),
+      bad_words_token_ids_(std::move(bad_words_token_ids)),
+      tokenizer_(tokenizer),
+      stream_(std::move(stream)) {
+  PAGODA_CHECK(static_cast<int32_t>(random.size()) == params_.num_sequences());
+  for (const RandomStream& r : random) {
+    Seq& seq = seqs_.emplace_back(r);
+    seq.detokenizer = std::make_unique<tokenizer::IncrementalDetokenizer>(tokenizer_, params_.skip_special_tokens);
+    if (!params_.stop.empty()) seq.stop.emplace(params_.stop, params_.include_stop_str_in_output);
+  }
+  if (params_.prompt_logprobs) prompt_logprobs_.push_back(std::nullopt);
+}
+
+int64_t RequestState::next_prompt_logprob_position() const {
+  if (!params_.prompt_logprobs) return static_cast<int64_t>(prompt_token_ids_.size());
+  return static_cast<int64_t>(prompt_logprobs_.size());
+}
+
+void RequestState::AddPromptLogprob(const SampledToken& scored) {
+  PAGODA_CHECK(next_prompt_logprob_position() < static_cast<int64_t>(prompt_token_ids_.size()));
+  prompt_logprobs_.push_back(MakePosition(scored));
+}
+
+void RequestState::SetSample(int32_t seq_index, SampledToken sample) { seqs_.at(seq_index).sample = std::move(sample); }
+
+PositionLogprobs RequestState::MakePosition(const SampledToken& sampled) const {
+  auto decode = [&](int32_t id) {
+    StatusOr<std::string> text = tokenizer_.Decode(std::span<const int32_t>(&id, 1));
+    PAGODA_CHECK(text.ok());
+    return std::move(*text);
+  };
+  PositionLogprobs position;
+  position.push_back(Logprob{sampled.token_id, sampled.logprob, sampled.rank, decode(sampled.token_id)});
+  for (size_t i = 0; i < sampled.top_logprobs.size(); ++i) {
+    const TokenLogprob& top = sampled.top_logprobs[i];
+    if (top.token_id == sampled.token_id) continue;
+    position.push_back(Logprob{top.token_id, top.logprob, static_cast<int32_t>(i + 1), decode(top.token_id)});
+  }
+  return position;
+}
+
+bool RequestState::AddText(Seq& seq, std::string_view delta, bool check_stop) {
+  if (!seq.stop) {
+    seq.text += delta;
+    return false;
+  }
+  StopStringMatcher::Update update = seq.stop->Push(delta, check_stop);
+  seq.text += update.text;
+  if (!update.finished) return false;
+  seq.finish_reason = FinishReason::kStop;
+  seq.stop_reason = seq.stop->stop_strings().at(*update.stop_index);
+  return true;
+}
+
+std::optional<std::string> RequestState::Apply(const SequenceOutput& out) {
+  Seq& seq = seqs_.at(out.seq_index);
+  PAGODA_CHECK_MSG(!seq.finish_reason, "token for a finished sequence");
+  PAGODA_CHECK(out.new_token_ids.size() == 1 && seq.sample && seq.sample->token_id == out.new_token_ids[0]);
+  const int32_t token = out.new_token_ids[0];
+  seq.token_ids.push_back(token);
+  seq.cumulative_logprob += seq.sample->logprob;
+  if (params_.logprobs) seq.logprobs.push_back(MakePosition(*seq.sample));
+  seq.sample.reset();
+
+  // As vLLM: a sequence ended by EOS or a stop token does not show that
+  // token's text (unless include_stop_str_in_output) and is not checked for
+  // stop strings; others are, once more than min_tokens tokens are out.
+  const bool stop_terminated = out.status == RequestStatus::kFinishedStopped;
+  const bool check_stop = !stop_terminated && static_cast<int64_t>(seq.token_ids.size()) > params_.min_tokens;
+  bool matched = false;
+  if (!stop_terminated || params_.include_stop_str_in_output) {
+    StatusOr<std::string> delta = seq.detokenizer->Push(token);
+    PAGODA_CHECK(delta.ok());  // the sampler only picks ids in the vocabulary
+    matched = AddText(seq, *delta, check_stop);
+  }
+  if (!matched && IsFinished(out.status)) {
+    const std::string tail = seq.detokenizer->Finish();
+    matched = AddText(seq, tail, check_stop);
+    if (!matched && seq.stop) seq.text += seq.stop->Flush();
+  }
+  if (matched) return std::get<std::string>(*seq.stop_reason);
+  if (IsFinished(out.status)) {
+    seq.finish_reason = FinishReasonOf(out.status);
+    seq.stop_reason = out.stop_reason;
+  }
+  return std::nullopt;
+}
+
+void RequestState::Finish(const Request& request, double now) {
+  PAGODA_CHECK(request.id() == request_id_);
+  for (int32_t i = 0; i < static_cast<int32_t>(seqs_.size()); ++i) {
+    Seq& seq = seqs_[i];
+    if (seq.finish_reason) continue;
+    // Aborted (a forked request's children may never have been created).
+    const bool exists = i < request.num_sequences();
+    const RequestStatus status = exists ? request.sequence(i).status() : RequestStatus::kFinishedAborted;
+    PAGODA_CHECK(IsFinished(status));
+    if (seq.stop) seq.text += seq.stop->Flush();
+    seq.finish_reason = FinishReasonOf(status);
+    seq.stop_reason = exists ? request.sequence(i).stop_reason() : std::nullopt;
+  }
+  finished_ = true;
+  finished_time_ = now;
+}
+
+std::vector<int32_t> RequestState::Reported() const {
+  std::vector<int32_t> order(seqs_.size());
+  std::iota(order.begin(), order.end(), 0);
+  if (static_cast<int32_t>(seqs_.size()) > params_.n) {
+    std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
+      return seqs_[a].cumulative_logprob > seqs_[b].cumulative_logprob;
+    });
+    order.resize(params_.n);
+  }
+  return order;
+}
+
+CompletionOutput RequestState::MakeCompletion(int32_t output_index, Seq& seq, bool delta) const {
+  CompletionOutput c;
+  c.index = output_index;
+  const size_t from_tokens = delta ? seq.sent_tokens : 0;
+  const size_t from_text = delta ? seq.sent_text : 0;
+  c.text = seq.text.substr(from_text);
+  c.token_ids.assign(seq.token_ids.begin() + from_tokens, seq.token_ids.end());
+  if (params_.logprobs) {
+    c.cumulative_logprob = seq.cumulative_logprob;
+    c.logprobs.emplace(seq.logprobs.begin() + from_tokens, seq.logprobs.end());
+  }
+  c.finish_reason = seq.finish_reason;
+  c.stop_reason = seq.stop_reason;
+  seq.sent_tokens = seq.token_ids.size();
+  seq.sent_text = seq.text.size();
+  seq.sent_finish = seq.finish_reason.has_value();
+  return c;
+}
+
+void RequestState::Publish(const RequestTiming& timing, int64_t num_cached_tokens) {
+  // With best_of > n, which completions are reported is known only at the
+  // end; final-only outputs wait for it too.
+  const bool wait_for_end = params_.output_kind == OutputKind::kFinalOnly || params_.num_sequences() > params_.n;
+  if (wait_for_end && !finished_) return;
+  const bool delta = params_.output_kind == OutputKind::kDelta;
+
+  RequestOutput out;
+  const std::vector<int32_t> reported = Reported();
+  for (size_t k = 0; k < reported.size(); ++k) {
+    Seq& seq = seqs_[reported[k]];
+    const bool changed = seq.token_ids.size() > seq.sent_tokens || seq.text.size() > seq.sent_text ||
+                         (seq.finish_reason && !seq.sent_finish);
+    if (delta && !changed) continue;
+    out.outputs.push_back(MakeCompletion(static_cast<int32_t>(k), seq, delta));
+  }
+  if (out.outputs.empty() && !finished_) return;  // e.g. a prompt chunk: nothing to say yet
+
+  out.request_id = request_id_;
+  out.prompt = prompt_;
+  out.prompt_token_ids = prompt_token_ids_;
+  if (params_.prompt_logprobs && !(delta && prompt_logprobs_sent_)) {
+    out.prompt_logprobs = prompt_logprobs_;
+    prompt_logprobs_sent_ = true;
+  }
+  out.finished = finished_;
+  out.num_cached_tokens = num_cached_tokens;
+  out.metrics = RequestMetrics{timing.arrival, timing.first_scheduled, timing.first_token, timing.last_token,
+                               finished_time_};
+  stream_->Push(std::move(out));
+}
+
+}  // namespace pagoda

@@ -1,0 +1,101 @@
+// The engine thread's state for one request from intake to its final output:
+// each sequence's random stream, tokens, incremental detokenization, stop
+// string matching, logprobs and finish reason, and what of it has already
+// been sent, so outputs can be cumulative or deltas.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "pagoda/engine/output_stream.h"
+#include "pagoda/engine/request_output.h"
+#include "pagoda/engine/stop_string_matcher.h"
+#include "pagoda/request/request.h"
+#include "pagoda/sampler/sampler.h"
+#include "pagoda/scheduler/step_plan.h"
+#include "pagoda/tokenizer/incremental_detokenizer.h"
+
+namespace pagoda {
+
+class RequestState {
+ public:
+  // `params` validated and normalized; `random[i]` is sequence i's stream.
+  RequestState(std::string request_id, std::optional<std::string> prompt, std::vector<int32_t> prompt_token_ids,
+               SamplingParams params, std::vector<std::vector<int32_t>> bad_words_token_ids,
+               std::vector<RandomStream> random, const tokenizer::Tokenizer& tokenizer,
+               std::shared_ptr<OutputStream> stream);
+
+  const std::string& request_id() const { return request_id_; }
+  const SamplingParams& params() const { return params_; }
+  std::span<const std::vector<int32_t>> bad_words_token_ids() const { return bad_words_token_ids_; }
+  const RandomStream& random(int32_t seq_index) const { return seqs_.at(seq_index).random; }
+  const std::shared_ptr<OutputStream>& stream() const { return stream_; }
+
+  // Prompt logprobs: the prompt position whose token is scored next (1 is
+  // the first: nothing predicts position 0); the prompt length when done or
+  // not wanted. Recomputation after a preemption scores nothing twice.
+  int64_t next_prompt_logprob_position() const;
+  void AddPromptLogprob(const SampledToken& scored);
+
+  // The sample the sampler chose for a sequence this step, held until the
+  // scheduler's update reports the token.
+  void SetSample(int32_t seq_index, SampledToken sample);
+
+  // Applies one sequence's update. Returns the stop string that its new text
+  // completed, if any: the caller ends the sequence in the scheduler.
+  std::optional<std::string> Apply(const SequenceOutput& out);
+
+  // The request is over (all sequences finished, or aborted): sequences not
+  // finished yet take their status from the scheduler's request.
+  void Finish(const Request& request, double now);
+  bool finished() const { return finished_; }
+
+  // Publishes what changed since the last call to the stream, as the output
+  // kind asks; `timing` and `num_cached_tokens` are the request's now.
+  void Publish(const RequestTiming& timing, int64_t num_cached_tokens);
+
+ private:
+  struct Seq {
+    explicit Seq(RandomStream r) : random(r) {}
+    RandomStream random;
+    std::vector<int32_t> token_ids;
+    std::string text;
+    std::vector<PositionLogprobs> logprobs;
+    double cumulative_logprob = 0;
+    std::optional<FinishReason> finish_reason;
+    StopReason stop_reason;
+    std::unique_ptr<tokenizer::IncrementalDetokenizer> detokenizer;
+    std::optional<StopStringMatcher> stop;
+    std::optional<SampledToken> sample;
+    // Sent so far (delta outputs) and whether anything changed since.
+    size_t sent_tokens = 0, sent_text = 0;
+    bool sent_finish = false;
+  };
+
+  // Adds detokenized text; true when it completed a stop string.
+  bool AddText(Seq& seq, std::string_view delta, bool check_stop);
+  PositionLogprobs MakePosition(const SampledToken& sampled) const;
+  // The sequences to report and their output indices: all of them, or, with
+  // best_of > n, the n of highest cumulative logprob.
+  std::vector<int32_t> Reported() const;
+  CompletionOutput MakeCompletion(int32_t output_index, Seq& seq, bool delta) const;
+
+  std::string request_id_;
+  std::optional<std::string> prompt_;
+  std::vector<int32_t> prompt_token_ids_;
+  SamplingParams params_;
+  std::vector<std::vector<int32_t>> bad_words_token_ids_;
+  const tokenizer::Tokenizer& tokenizer_;
+  std::shared_ptr<OutputStream> stream_;
+  std::vector<Seq> seqs_;
+  std::vector<std::optional<PositionLogprobs>> prompt_logprobs_;  // filled in position order
+  bool prompt_logprobs_sent_ = false;
+  bool finished_ = false;
+  std::optional<double> finished_time_;
+};
+
+}  // namespace pagoda

@@ -1,0 +1,210 @@
+// What a request's outputs say: text, finish and stop reasons, stop strings
+// and tokens, logprobs, streaming kinds, and the requests refused up front.
+#include <gtest/gtest.h>
+
+#include <numeric>
+
+#include "engine_test_util.h"
+
+namespace pagoda {
+namespace {
+
+using namespace pagoda::testing;
+
+class EngineOutputsTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { engine_ = MakeEngine(TestEngineConfig(128)).release(); }
+  static void TearDownTestSuite() {
+    delete engine_;
+    engine_ = nullptr;
+  }
+
+  RequestOutput Run(const std::string& prompt, const SamplingParams& params) {
+    auto stream = engine_->AddRequest("r" + std::to_string(next_id_++), prompt, params);
+    EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+    return stream.ok() ? WaitFinal(**stream) : RequestOutput{};
+  }
+  RequestOutput Run(const std::vector<int32_t>& prompt, const SamplingParams& params) {
+    auto stream = engine_->AddRequest("r" + std::to_string(next_id_++), prompt, params);
+    EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+    return stream.ok() ? WaitFinal(**stream) : RequestOutput{};
+  }
+  std::string Decode(std::span<const int32_t> ids) {
+    auto text = engine_->tokenizer().Decode(ids, /*skip_special_tokens=*/true);
+    EXPECT_TRUE(text.ok());
+    return text.ok() ? *text : "";
+  }
+
+  static Engine* engine_;
+  static inline int next_id_ = 0;
+};
+
+Engine* EngineOutputsTest::engine_ = nullptr;
+
+constexpr const char* kPrompt = "The capital of France is Paris. The capital of Germany is";
+
+TEST_F(EngineOutputsTest, LengthStopStringAndStopToken) {
+  ASSERT_NE(engine_, nullptr);
+  const RequestOutput base = Run(kPrompt, Greedy(14));
+  ASSERT_EQ(base.outputs.size(), 1u);
+  const CompletionOutput& full = base.outputs[0];
+  ASSERT_EQ(full.token_ids.size(), 14u);
+  EXPECT_EQ(full.finish_reason, FinishReason::kLength);
+  EXPECT_FALSE(full.stop_reason.has_value());
+  EXPECT_EQ(full.text, Decode(full.token_ids));
+  EXPECT_EQ(base.prompt, kPrompt);
+  EXPECT_EQ(base.prompt_token_ids, engine_->tokenizer().Encode(kPrompt));
+
+  // A stop string from the middle of that text ends the text just before it.
+  ASSERT_GT(full.text.size(), 12u);
+  const std::string stop = full.text.substr(full.text.size() / 2, 3);
+  const size_t at = full.text.find(stop);
+  SamplingParams with_stop = Greedy(14);
+  with_stop.stop = {"never appears \x01", stop};
+  const CompletionOutput stopped = Run(kPrompt, with_stop).outputs.at(0);
+  EXPECT_EQ(stopped.text, full.text.substr(0, at));
+  EXPECT_EQ(stopped.finish_reason, FinishReason::kStop);
+  EXPECT_EQ(stopped.stop_reason, StopReason(stop));
+  // Generation stops at the token that completed the stop string.
+  ASSERT_LE(stopped.token_ids.size(), full.token_ids.size());
+  EXPECT_TRUE(std::equal(stopped.token_ids.begin(), stopped.token_ids.end(), full.token_ids.begin()));
+  const std::string stopped_tokens_text = Decode(stopped.token_ids);
+  EXPECT_NE(stopped_tokens_text.find(stop), std::string::npos);
+  const std::vector<int32_t> one_less(stopped.token_ids.begin(), stopped.token_ids.end() - 1);
+  EXPECT_EQ(Decode(one_less).find(stop), std::string::npos);
+
+  with_stop.include_stop_str_in_output = true;
+  EXPECT_EQ(Run(kPrompt, with_stop).outputs.at(0).text, full.text.substr(0, at + stop.size()));
+
+  // A stop token is kept in token_ids, not in the text.
+  SamplingParams with_stop_token = Greedy(14);
+  const int32_t stop_token = full.token_ids[4];
+  with_stop_token.stop_token_ids = {stop_token};
+  const size_t first = std::find(full.token_ids.begin(), full.token_ids.end(), stop_token) - full.token_ids.begin();
+  const CompletionOutput by_token = Run(kPrompt, with_stop_token).outputs.at(0);
+  EXPECT_EQ(by_token.token_ids, std::vector<int32_t>(full.token_ids.begin(), full.token_ids.begin() + first + 1));
+  EXPECT_EQ(by_token.text, Decode(std::span(full.token_ids).first(first)));
+  EXPECT_EQ(by_token.finish_reason, FinishReason::kStop);
+  EXPECT_EQ(by_token.stop_reason, StopReason(stop_token));
+}
+
+TEST_F(EngineOutputsTest, DeltasAddUpToTheCumulativeOutput) {
+  ASSERT_NE(engine_, nullptr);
+  SamplingParams params;
+  params.n = 2;
+  params.temperature = 0.8f;
+  params.seed = 11;
+  params.max_tokens = 10;
+  params.ignore_eos = true;
+  params.stop = {"\n\n"};
+  const RequestOutput cumulative = Run(kPrompt, params);
+  params.output_kind = OutputKind::kDelta;
+  auto stream = engine_->AddRequest("delta", kPrompt, params);
+  ASSERT_TRUE(stream.ok());
+  std::vector<std::string> text(2);
+  std::vector<std::vector<int32_t>> tokens(2);
+  int num_outputs = 0;
+  bool finished = false;
+  while (std::optional<RequestOutput> out = (*stream)->Next()) {
+    ++num_outputs;
+    finished = out->finished;
+    for (const CompletionOutput& c : out->outputs) {
+      text.at(c.index) += c.text;
+      tokens.at(c.index).insert(tokens[c.index].end(), c.token_ids.begin(), c.token_ids.end());
+    }
+  }
+  EXPECT_TRUE(finished);
+  EXPECT_GT(num_outputs, 2);
+  ASSERT_EQ(cumulative.outputs.size(), 2u);
+  for (int i = 0; i < 2; ++i) {
+    EXPECT_EQ(text[i], cumulative.outputs[i].text);
+    EXPECT_EQ(tokens[i], cumulative.outputs[i].token_ids);
+  }
+}
+
+TEST_F(EngineOutputsTest, LogprobsComeFromTheRawLogits) {
+  ASSERT_NE(engine_, nullptr);
+  const std::vector<int32_t> prompt = engine_->tokenizer().Encode(kPrompt);
+  SamplingParams params = Greedy(5);
+  params.logprobs = 3;
+  params.prompt_logprobs = 2;
+  const RequestOutput out = Run(prompt, params);
+  const CompletionOutput& c = out.outputs.at(0);
+  ASSERT_TRUE(c.logprobs && c.cumulative_logprob);
+  ASSERT_EQ(c.logprobs->size(), c.token_ids.size());
+  double sum = 0;
+  for (size_t i = 0; i < c.token_ids.size(); ++i) {
+    const PositionLogprobs& p = (*c.logprobs)[i];
+    ASSERT_EQ(p.size(), 3u);  // greedy: the sampled token is the top one
+    EXPECT_EQ(p[0].token_id, c.token_ids[i]);
+    EXPECT_EQ(p[0].rank, 1);
+    EXPECT_GE(p[0].logprob, p[1].logprob);
+    EXPECT_GE(p[1].logprob, p[2].logprob);
+    sum += p[0].logprob;
+  }
+  EXPECT_DOUBLE_EQ(*c.cumulative_logprob, sum);
+
+  ASSERT_TRUE(out.prompt_logprobs);
+  ASSERT_EQ(out.prompt_logprobs->size(), prompt.size());
+  EXPECT_FALSE((*out.prompt_logprobs)[0].has_value());
+  // Each prompt token's logprob is what the model gives it after the tokens
+  // before it: force that token as a one-token generation (logprobs are
+  // taken before the allowed-token mask) and compare.
+  for (size_t i : {size_t{1}, size_t{4}, prompt.size() - 1}) {
+    const auto& entry = (*out.prompt_logprobs)[i];
+    ASSERT_TRUE(entry.has_value());
+    EXPECT_EQ((*entry)[0].token_id, prompt[i]);
+    SamplingParams forced = Greedy(1);
+    forced.allowed_token_ids = std::vector<int32_t>{prompt[i]};
+    forced.logprobs = 0;
+    const RequestOutput one = Run(std::vector<int32_t>(prompt.begin(), prompt.begin() + i), forced);
+    const CompletionOutput& f = one.outputs.at(0);
+    ASSERT_EQ(f.token_ids, std::vector<int32_t>{prompt[i]});
+    EXPECT_EQ((*entry)[0].logprob, f.logprobs->at(0).at(0).logprob) << "position " << i;
+    EXPECT_EQ((*entry)[0].rank, f.logprobs->at(0).at(0).rank) << "position " << i;
+  }
+}
+
+TEST(EngineRefusalTest, RefusesWhatCanNeverRun) {
+  EngineConfig config = TestEngineConfig(8);  // 128 tokens of KV cache
+  config.max_model_len = 64;
+  auto engine = MakeEngine(config);
+  ASSERT_TRUE(engine);
+  auto code = [&](std::vector<int32_t> prompt, SamplingParams params) {
+    static int id = 0;
+    return engine->AddRequest("x" + std::to_string(id++), std::move(prompt), std::move(params)).status().code();
+  };
+  EXPECT_EQ(code(TestPrompt(64, 1), Greedy(1)), StatusCode::kInvalidArgument);  // prompt >= max_model_len
+  EXPECT_EQ(code({}, Greedy(1)), StatusCode::kInvalidArgument);
+  EXPECT_EQ(code({5, 1 << 30}, Greedy(1)), StatusCode::kInvalidArgument);  // outside the vocabulary
+  SamplingParams bias = Greedy(1);
+  bias.logit_bias = {{1 << 30, 1.0f}};
+  EXPECT_EQ(code({5, 6}, bias), StatusCode::kInvalidArgument);
+  SamplingParams negative = Greedy(1);
+  negative.temperature = -1;
+  EXPECT_EQ(code({5, 6}, negative), StatusCode::kInvalidArgument);
+  SamplingParams beams = Greedy(4);
+  beams.use_beam_search = true;
+  beams.beam_width = 2;
+  EXPECT_EQ(code({5, 6}, beams), StatusCode::kUnimplemented);
+
+  // More tokens than the whole cache holds.
+  EngineConfig long_config = TestEngineConfig(8);
+  auto long_engine = MakeEngine(long_config);
+  ASSERT_TRUE(long_engine);
+  auto too_many = long_engine->AddRequest("big", TestPrompt(10, 2), Greedy(200));
+  EXPECT_EQ(too_many.status().code(), StatusCode::kResourceExhausted) << too_many.status().ToString();
+  SamplingParams unlimited = Greedy(1);
+  unlimited.max_tokens = std::nullopt;  // up to max_model_len (1024) > 128
+  EXPECT_EQ(long_engine->AddRequest("big2", TestPrompt(10, 2), unlimited).status().code(),
+            StatusCode::kResourceExhausted);
+
+  // An id in use is refused; the engine serves what fits meanwhile.
+  auto first = engine->AddRequest("same", TestPrompt(10, 3), Greedy(3));
+  ASSERT_TRUE(first.ok());
+  EXPECT_EQ(engine->AddRequest("same", TestPrompt(10, 3), Greedy(3)).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(WaitFinal(**first).outputs.at(0).token_ids.size(), 3u);
+}
+
+}  // namespace
+}  // namespace pagoda
