@@ -54,6 +54,12 @@ TEST_F(EngineOutputsTest, LengthStopStringAndStopToken) {
   EXPECT_EQ(full.text, Decode(full.token_ids));
   EXPECT_EQ(base.prompt, kPrompt);
   EXPECT_EQ(base.prompt_token_ids, engine_->tokenizer().Encode(kPrompt));
+  const RequestMetrics& m = base.metrics;
+  ASSERT_TRUE(m.first_scheduled_time && m.first_token_time && m.last_token_time && m.finished_time);
+  EXPECT_LE(m.arrival_time, *m.first_scheduled_time);
+  EXPECT_LE(*m.first_scheduled_time, *m.first_token_time);
+  EXPECT_LT(*m.first_token_time, *m.last_token_time);
+  EXPECT_LE(*m.last_token_time, *m.finished_time);
 
   // A stop string from the middle of that text ends the text just before it.
   ASSERT_GT(full.text.size(), 12u);
@@ -162,6 +168,38 @@ TEST_F(EngineOutputsTest, LogprobsComeFromTheRawLogits) {
     ASSERT_EQ(f.token_ids, std::vector<int32_t>{prompt[i]});
     EXPECT_EQ((*entry)[0].logprob, f.logprobs->at(0).at(0).logprob) << "position " << i;
     EXPECT_EQ((*entry)[0].rank, f.logprobs->at(0).at(0).rank) << "position " << i;
+  }
+}
+
+TEST(EngineLifetimeTest, UnseededRequestsRepeatWithTheEngineSeedAndEndAsAbortedOnShutdown) {
+  EngineConfig config = TestEngineConfig(64);
+  config.seed = 3;
+  SamplingParams params;
+  params.temperature = 1.0f;
+  params.max_tokens = 6;
+  params.ignore_eos = true;
+  std::vector<std::vector<int32_t>> runs;
+  for (int i = 0; i < 2; ++i) {
+    auto engine = MakeEngine(config);
+    ASSERT_TRUE(engine);
+    runs.push_back(RunConcurrently(*engine, {{TestPrompt(12, 8), params}}, "u").at(0).outputs.at(0).token_ids);
+  }
+  EXPECT_EQ(runs[0], runs[1]);
+
+  // Destroying an engine ends what still runs, and what was never taken in.
+  std::shared_ptr<OutputStream> running, queued;
+  {
+    auto engine = MakeEngine(TestEngineConfig(64));
+    ASSERT_TRUE(engine);
+    SamplingParams long_run = Greedy(1000);
+    running = *engine->AddRequest("running", TestPrompt(20, 1), long_run);
+    ASSERT_TRUE(running->Next().has_value());
+    queued = *engine->AddRequest("queued", TestPrompt(20, 2), long_run);
+  }
+  for (const auto& stream : {running, queued}) {
+    const RequestOutput final_output = WaitFinal(*stream);
+    EXPECT_EQ(final_output.outputs.at(0).finish_reason, FinishReason::kAbort);
+    EXPECT_LT(final_output.outputs.at(0).token_ids.size(), 1000u);
   }
 }
 

@@ -231,7 +231,7 @@ void EngineCore::Step() {
 
   std::vector<std::string> touched;
   for (const SequenceOutput& out : result.outputs) {
-    if (touched.empty() || touched.back() != out.request_id) touched.push_back(out.request_id);
+    if (std::find(touched.begin(), touched.end(), out.request_id) == touched.end()) touched.push_back(out.request_id);
     std::optional<std::string> stop = states_.at(out.request_id)->Apply(out);
     if (stop && !IsFinished(out.status)) {
       if (auto request = scheduler_->StopSequence(out.request_id, out.seq_index, *stop)) {
