@@ -4,6 +4,8 @@
 // (the runner is batch-invariant and bit-exact).
 #include <gtest/gtest.h>
 
+#include <thread>
+
 #include "engine_test_util.h"
 
 namespace pagoda {
@@ -127,6 +129,40 @@ TEST(EngineBatchingTest, AbortFreesEveryBlock) {
   auto again = engine->AddRequest("a", TestPrompt(10, 5), Greedy(2));
   ASSERT_TRUE(again.ok()) << again.status().ToString();
   EXPECT_EQ(WaitFinal(**again).outputs.at(0).token_ids.size(), 2u);
+}
+
+TEST(EngineBatchingTest, ClientsOnManyThreadsAddAndAbort) {
+  auto engine = MakeEngine(TestEngineConfig(64));
+  ASSERT_TRUE(engine);
+  constexpr int kThreads = 4, kPerThread = 6;
+  std::vector<std::vector<RequestOutput>> finals(kThreads);
+  std::vector<std::thread> clients;
+  for (int t = 0; t < kThreads; ++t) {
+    clients.emplace_back([&, t] {
+      for (int i = 0; i < kPerThread; ++i) {
+        const std::string id = "t" + std::to_string(t) + "-" + std::to_string(i);
+        SamplingParams params = Greedy(i % 2 == 0 ? 3 : 400);
+        params.output_kind = i % 3 == 0 ? OutputKind::kDelta : OutputKind::kCumulative;
+        auto stream = engine->AddRequest(id, TestPrompt(5 + 7 * i, t * 100 + i), params);
+        ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+        if (i % 2 == 1) {
+          (*stream)->Next();  // the long ones are aborted once running
+          engine->Abort(id);
+        }
+        finals[t].push_back(WaitFinal(**stream));
+      }
+    });
+  }
+  for (std::thread& c : clients) c.join();
+  for (int t = 0; t < kThreads; ++t) {
+    for (int i = 0; i < kPerThread; ++i) {
+      EXPECT_EQ(finals[t][i].outputs.at(0).finish_reason, i % 2 == 0 ? FinishReason::kLength : FinishReason::kAbort);
+    }
+  }
+  EXPECT_EQ(WaitForStats(*engine, [](const EngineStats& s) { return s.num_finished_requests == kThreads * kPerThread; })
+                .num_finished_requests,
+            kThreads * kPerThread);
+  EXPECT_EQ(engine->Stats().kv_cache_usage, 0);
 }
 
 }  // namespace
