@@ -104,3 +104,43 @@ def test_corrupt_model_file_is_a_clear_error(pagoda_bin, tmp_path, default_model
     err = proc.stderr.decode().strip()
     assert len(err.splitlines()) == 1 and "end of file" in err, err
 
+
+
+def test_bench_throughput_counts_and_json(pagoda_bin, tmp_path):
+    result = tmp_path / "result.json"
+    out = run(
+        pagoda_bin, "bench", "throughput", "--num-prompts", "4", "--input-len", "32", "--output-len", "4",
+        "--shared-prefix-len", "16", "--kv-cache-memory", "64MiB", "--output-json", str(result),
+    ).stdout.decode()
+    assert re.search(r"Throughput: [0-9.]+ requests/s, [0-9.]+ total tokens/s, [0-9.]+ output tokens/s", out)
+    r = json.loads(result.read_text())
+    assert (r["num_requests"], r["total_input_tokens"], r["total_output_tokens"]) == (4, 4 * 32, 4 * 4)
+    assert r["total_num_tokens"] == 4 * 36
+    assert r["requests_per_second"] == pytest.approx(4 / r["elapsed_time"])
+    assert r["output_tokens_per_second"] == pytest.approx(16 / r["elapsed_time"])
+    # Requests after the first find the shared 16-token block in the prefix cache.
+    assert r["num_cached_tokens"] == 3 * 16
+    assert r["prefix_cache_hit_rate"] == pytest.approx(3 * 16 / (4 * 32))
+    assert r["config"]["ignore_eos"] and r["config"]["shared_prefix_len"] == 16
+
+    # Without prefix caching nothing is shared; a random length range stays within its bounds.
+    run(
+        pagoda_bin, "bench", "throughput", "--num-prompts", "4", "--random-input-len-range", "8", "12",
+        "--output-len", "2", "--no-enable-prefix-caching", "--kv-cache-memory", "64MiB", "--output-json", str(result),
+    )
+    r = json.loads(result.read_text())
+    assert r["num_cached_tokens"] == 0 and r["prefix_cache_hit_rate"] == 0
+    assert 4 * 8 <= r["total_input_tokens"] <= 4 * 12 and r["total_output_tokens"] == 8
+
+
+def test_bench_throughput_dataset(pagoda_bin, tmp_path):
+    dataset = tmp_path / "prompts.jsonl"
+    dataset.write_text('{"prompt": "Hello"}\n{"prompt": "The capital of France is"}\n')
+    result = tmp_path / "result.json"
+    run(pagoda_bin, "bench", "throughput", "--dataset", str(dataset), "--output-len", "3",
+        "--kv-cache-memory", "64MiB", "--output-json", str(result))
+    r = json.loads(result.read_text())
+    assert r["num_requests"] == 2 and r["config"]["dataset"] == str(dataset)
+    assert r["config"]["ignore_eos"] is False and 2 <= r["total_output_tokens"] <= 6
+    bad = run(pagoda_bin, "bench", "throughput", "--dataset", str(tmp_path / "missing.jsonl"), check=False)
+    assert bad.returncode == 1

@@ -16,5 +16,6 @@ void RegisterInspect(CLI::App& app, Command& command);
 void RegisterTokenize(CLI::App& app, Command& command);
 void RegisterGenerate(CLI::App& app, Command& command);
 void RegisterPerplexity(CLI::App& app, Command& command);
+void RegisterBench(CLI::App& app, Command& command);
 
 }  // namespace pagoda::apps

@@ -14,6 +14,7 @@ int main(int argc, char** argv) {
   pagoda::apps::RegisterTokenize(app, command);
   pagoda::apps::RegisterGenerate(app, command);
   pagoda::apps::RegisterPerplexity(app, command);
+  pagoda::apps::RegisterBench(app, command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {
