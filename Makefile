@@ -11,7 +11,7 @@ setup:
 	@scripts/setup.sh
 
 build: setup
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python >/dev/null
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
 
 generate: build
@@ -19,7 +19,7 @@ generate: build
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure
-	@PAGODA_BIN=$(PAGODA) .venv/bin/python -m pytest -q tests/python
+	@PAGODA_BIN=$(PAGODA) PAGODA_PYTHON_DIR=$(BUILD_DIR)/python .venv/bin/python -m pytest -q tests/python
 
 test-sanitize: setup
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGODA_SANITIZE=ON >/dev/null

@@ -9,6 +9,7 @@ APT_PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config
   libpcre2-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev
   libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libssl-dev
+  pybind11-dev python3-dev
 )
 missing=()
 for pkg in "${APT_PACKAGES[@]}"; do

@@ -1,18 +1,35 @@
 import os
 import pathlib
+import sys
 
 import pytest
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 
 
+def _build_path(env: str, default: pathlib.Path) -> pathlib.Path:
+    path = pathlib.Path(os.environ.get(env, default))
+    return path if path.is_absolute() else ROOT / path
+
+
+# The `pagoda` package lives in the build tree beside the binary under test
+# (<build>/src/pagoda/apps/pagoda -> <build>/python) unless PAGODA_PYTHON_DIR
+# says otherwise; tests import it from there.
+PAGODA_BIN = _build_path("PAGODA_BIN", ROOT / "build/src/pagoda/apps/pagoda")
+PYTHON_DIR = _build_path("PAGODA_PYTHON_DIR", PAGODA_BIN.parents[3] / "python")
+sys.path.insert(0, str(PYTHON_DIR))
+
+
 @pytest.fixture(scope="session")
 def pagoda_bin() -> pathlib.Path:
-    path = pathlib.Path(os.environ.get("PAGODA_BIN", ROOT / "build/src/pagoda/apps/pagoda"))
-    if not path.is_absolute():
-        path = ROOT / path
-    assert path.exists(), f"{path} not built (run make build)"
-    return path
+    assert PAGODA_BIN.exists(), f"{PAGODA_BIN} not built (run make build)"
+    return PAGODA_BIN
+
+
+@pytest.fixture(scope="session")
+def python_dir() -> pathlib.Path:
+    assert (PYTHON_DIR / "pagoda").is_dir(), f"{PYTHON_DIR}/pagoda not built (run make build)"
+    return PYTHON_DIR
 
 
 @pytest.fixture(scope="session")

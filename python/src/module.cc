@@ -1,0 +1,9 @@
+// _pagoda: Pagoda's engine for Python (see python/pagoda/__init__.py).
+#include "bindings.h"
+
+PYBIND11_MODULE(_pagoda, m) {
+  m.doc() = "Pagoda: LLM inference engine (vLLM-shaped offline API)";
+  pagoda::python::BindSamplingParams(m);
+  pagoda::python::BindOutputs(m);
+  pagoda::python::BindLlm(m);
+}
