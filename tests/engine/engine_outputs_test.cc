@@ -130,11 +130,16 @@ TEST_F(EngineOutputsTest, DeltasAddUpToTheCumulativeOutput) {
 
 TEST_F(EngineOutputsTest, LogprobsComeFromTheRawLogits) {
   ASSERT_NE(engine_, nullptr);
-  const std::vector<int32_t> prompt = engine_->tokenizer().Encode(kPrompt);
+  const std::vector<int32_t> prompt =
+      engine_->tokenizer().Encode(std::string(kPrompt) + " Berlin. The capital of Italy is Rome. The capital of Spain is");
+  // Cached first: prompt logprobs must still see every prompt row.
+  ASSERT_GT(prompt.size(), 16u);
+  EXPECT_EQ(Run(prompt, Greedy(1)).num_cached_tokens + Run(prompt, Greedy(1)).num_cached_tokens, 16);
   SamplingParams params = Greedy(5);
   params.logprobs = 3;
   params.prompt_logprobs = 2;
   const RequestOutput out = Run(prompt, params);
+  EXPECT_EQ(out.num_cached_tokens, 0);
   const CompletionOutput& c = out.outputs.at(0);
   ASSERT_TRUE(c.logprobs && c.cumulative_logprob);
   ASSERT_EQ(c.logprobs->size(), c.token_ids.size());
