@@ -52,15 +52,11 @@ TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) 
 
   // Together: step 1 computes the first half of every prompt (no logits),
   // step 2 the rest, then decode steps run all four at once.
-  struct Seq {
-    std::vector<int32_t> tokens, table;
-    int32_t computed = 0;
-  };
-  std::vector<Seq> seqs(prompts.size());
+  std::vector<testing::TestSequence> seqs(prompts.size());
   for (size_t i = 0; i < prompts.size(); ++i) seqs[i].tokens = prompts[i];
   for (int step = 0; step < 2 + decode_steps; ++step) {
     std::vector<SequenceChunk> chunks;
-    for (Seq& s : seqs) {
+    for (testing::TestSequence& s : seqs) {
       const int32_t end = step == 0 ? static_cast<int32_t>(s.tokens.size() / 2) : static_cast<int32_t>(s.tokens.size());
       ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, end, 16).ok());
       chunks.push_back({std::span(s.tokens).subspan(s.computed, end - s.computed), s.computed, s.table,
@@ -68,7 +64,7 @@ TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) 
     }
     auto logits = t->runner->Execute(chunks);
     for (size_t i = 0; i < seqs.size(); ++i) {
-      Seq& s = seqs[i];
+      testing::TestSequence& s = seqs[i];
       s.computed += static_cast<int32_t>(chunks[i].token_ids.size());
       if (step == 0) continue;
       const auto row = logits.subspan(i * vocab, vocab);
@@ -78,7 +74,7 @@ TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) 
       s.tokens.push_back(static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin()));
     }
   }
-  for (Seq& s : seqs) ReleaseBlockTable(*t->blocks, s.table);
+  for (testing::TestSequence& s : seqs) ReleaseBlockTable(*t->blocks, s.table);
   EXPECT_EQ(t->blocks->num_free(), t->blocks->num_blocks());
 }
 

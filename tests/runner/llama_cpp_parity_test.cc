@@ -33,12 +33,6 @@ std::vector<float> LoadF32(const std::string& name) {
   return out;
 }
 
-struct Sequence {
-  std::vector<int32_t> tokens;
-  std::vector<int32_t> table;
-  int32_t computed = 0;
-};
-
 // How close Pagoda follows llama.cpp. SmolLM2's residual stream reaches ~2e4
 // and every quantized matmul rounds its input rows to int8, so an ulp of
 // difference in the wrong place flips a rounding and grows to ~0.5-1 in the
@@ -78,12 +72,12 @@ TEST(LlamaCppParityTest, GreedyDecodingMatchesUntilANearTie) {
   auto t = testing::TestRunner::Create(512, DType::kF32);
   ASSERT_NE(t, nullptr);
   const int64_t vocab = t->runner->vocab_size();
-  std::vector<Sequence> seqs(prompts.size());
+  std::vector<testing::TestSequence> seqs(prompts.size());
   std::vector<std::vector<int32_t>> generated(prompts.size());
   for (int step = 0; step < steps; ++step) {
     std::vector<SequenceChunk> chunks;
     for (size_t i = 0; i < seqs.size(); ++i) {
-      Sequence& s = seqs[i];
+      testing::TestSequence& s = seqs[i];
       if (step == 0) s.tokens = prompts[i]["prompt_token_ids"].get<std::vector<int32_t>>();
       ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, s.tokens.size(), 16).ok());
       chunks.push_back({std::span(s.tokens).subspan(s.computed), s.computed, s.table, LogitsMode::kLast});
@@ -133,11 +127,11 @@ TEST(LlamaCppParityTest, TeacherForcedLogitsMatch) {
 
   // Step 1 computes each prompt but its last token; step 2 the rest, with
   // logits at every position that predicts a generated token.
-  std::vector<Sequence> seqs(prompts.size());
+  std::vector<testing::TestSequence> seqs(prompts.size());
   for (int phase = 0; phase < 2; ++phase) {
     std::vector<SequenceChunk> chunks;
     for (size_t i = 0; i < seqs.size(); ++i) {
-      Sequence& s = seqs[i];
+      testing::TestSequence& s = seqs[i];
       if (phase == 0) {
         s.tokens = prompts[i]["prompt_token_ids"].get<std::vector<int32_t>>();
         s.computed = static_cast<int32_t>(s.tokens.size()) - 1;
@@ -187,7 +181,7 @@ TEST(LlamaCppParityTest, PromptLogitsMatchOverTheWholeVocabulary) {
   ASSERT_NE(t, nullptr);
   const int64_t vocab = t->runner->vocab_size();
   for (int i = 0; i < 2; ++i) {
-    Sequence s;
+    testing::TestSequence s;
     s.tokens = ref["prompts"][i]["prompt_token_ids"].get<std::vector<int32_t>>();
     ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, s.tokens.size(), 16).ok());
     SequenceChunk chunk{s.tokens, 0, s.table, LogitsMode::kLast};

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <memory>
+#include <vector>
 
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/kv_blocks/block_pool.h"
@@ -25,6 +26,14 @@ inline StatusOr<Model*> SharedTestModel() {
   if (!model.ok()) return model.status();
   return model->get();
 }
+
+// One sequence driven by hand through the runner: its tokens, its block
+// table, and how many of its tokens are already in the cache.
+struct TestSequence {
+  std::vector<int32_t> tokens;
+  std::vector<int32_t> table;
+  int32_t computed = 0;
+};
 
 // A model, a KV cache of `num_blocks` blocks and a runner over them.
 struct TestRunner {
