@@ -33,4 +33,4 @@ bench: build
 	@$(BUILD_DIR)/bench/pagoda_bench_kernels
 
 clean:
-	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-fuzz
+	rm -rf $(BUILD_DIR) $(ASAN_DIR) build-fuzz build-pip
