@@ -5,5 +5,18 @@
 """
 
 from ._pagoda import LLM, CompletionOutput, Logprob, RequestOutput, SamplingParams
+from .beam_search import BeamSearchOutput, BeamSearchParams, BeamSearchSequence, beam_search
 
-__all__ = ["LLM", "SamplingParams", "RequestOutput", "CompletionOutput", "Logprob"]
+# vLLM's LLM.beam_search(prompts, BeamSearchParams(...)).
+LLM.beam_search = beam_search
+
+__all__ = [
+    "LLM",
+    "SamplingParams",
+    "RequestOutput",
+    "CompletionOutput",
+    "Logprob",
+    "BeamSearchParams",
+    "BeamSearchOutput",
+    "BeamSearchSequence",
+]

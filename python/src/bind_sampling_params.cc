@@ -61,7 +61,8 @@ void BindSamplingParams(py::module_& m) {
                        std::optional<int32_t> logprobs, std::optional<int32_t> prompt_logprobs,
                        bool skip_special_tokens, bool spaces_between_special_tokens,
                        std::optional<std::map<int32_t, float>> logit_bias,
-                       std::optional<std::vector<int32_t>> allowed_token_ids) {
+                       std::optional<std::vector<int32_t>> allowed_token_ids, bool use_beam_search,
+                       int32_t beam_width, float length_penalty) {
              SamplingParams p;
              p.n = n;
              p.best_of = best_of;
@@ -86,6 +87,9 @@ void BindSamplingParams(py::module_& m) {
              p.spaces_between_special_tokens = spaces_between_special_tokens;
              p.logit_bias = logit_bias.value_or(std::map<int32_t, float>{});
              p.allowed_token_ids = std::move(allowed_token_ids);
+             p.use_beam_search = use_beam_search;
+             p.beam_width = beam_width;
+             p.length_penalty = length_penalty;
              if (Status s = p.Validate(); !s.ok()) throw py::value_error(s.message());
              return p;
            }),
@@ -97,7 +101,8 @@ void BindSamplingParams(py::module_& m) {
            py::arg("ignore_eos") = false, py::arg("max_tokens") = 16, py::arg("min_tokens") = 0,
            py::arg("logprobs") = py::none(), py::arg("prompt_logprobs") = py::none(),
            py::arg("skip_special_tokens") = true, py::arg("spaces_between_special_tokens") = true,
-           py::arg("logit_bias") = py::none(), py::arg("allowed_token_ids") = py::none())
+           py::arg("logit_bias") = py::none(), py::arg("allowed_token_ids") = py::none(),
+           py::arg("use_beam_search") = false, py::arg("beam_width") = 1, py::arg("length_penalty") = 1.0f)
       .def_readwrite("n", &SamplingParams::n)
       .def_readwrite("best_of", &SamplingParams::best_of)
       .def_readwrite("presence_penalty", &SamplingParams::presence_penalty)
@@ -123,6 +128,9 @@ void BindSamplingParams(py::module_& m) {
       .def_readwrite("spaces_between_special_tokens", &SamplingParams::spaces_between_special_tokens)
       .def_readwrite("logit_bias", &SamplingParams::logit_bias)
       .def_readwrite("allowed_token_ids", &SamplingParams::allowed_token_ids)
+      .def_readwrite("use_beam_search", &SamplingParams::use_beam_search)
+      .def_readwrite("beam_width", &SamplingParams::beam_width)
+      .def_readwrite("length_penalty", &SamplingParams::length_penalty)
       .def("__repr__", &Repr);
 }
 

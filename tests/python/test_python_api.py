@@ -150,3 +150,32 @@ def test_generate_releases_the_gil(pagoda, llm):
     worker.join()
     elapsed = time.monotonic() - start
     assert max_gap < elapsed / 3, (max_gap, elapsed)
+
+
+def test_beam_search_in_sampling_params_and_vllms_beam_search_api(pagoda, llm):
+    params = pagoda.SamplingParams(
+        use_beam_search=True, beam_width=3, n=2, temperature=0, max_tokens=8, ignore_eos=True
+    )
+    [out] = llm.generate(PROMPT, params)
+    assert [c.index for c in out.outputs] == [0, 1]
+    for c in out.outputs:
+        assert len(c.token_ids) == 8 and c.finish_reason == "length"
+    first, second = out.outputs
+    assert first.cumulative_logprob >= second.cumulative_logprob
+    # Greedy decoding is one path beam search weighs: the best beam is at
+    # least as likely here (it is strictly better on this prompt).
+    [greedy_out] = llm.generate(PROMPT, greedy(pagoda, max_tokens=8, ignore_eos=True, logprobs=0))
+    assert first.cumulative_logprob >= greedy_out.outputs[0].cumulative_logprob
+
+    [vllm_style] = llm.beam_search(
+        [{"prompt": PROMPT}], pagoda.BeamSearchParams(beam_width=3, max_tokens=8, ignore_eos=True)
+    )
+    assert len(vllm_style.sequences) == 3
+    best = vllm_style.sequences[0]
+    assert best.tokens == out.prompt_token_ids + first.token_ids
+    assert best.text == PROMPT + first.text
+    assert best.cum_logprob == first.cumulative_logprob
+    with pytest.raises(ValueError, match="stop strings"):
+        pagoda.SamplingParams(use_beam_search=True, beam_width=2, temperature=0, stop=["."])
+    with pytest.raises(ValueError, match="temperature"):
+        llm.beam_search([PROMPT], pagoda.BeamSearchParams(beam_width=2, max_tokens=4, temperature=0.5))

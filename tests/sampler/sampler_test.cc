@@ -354,5 +354,29 @@ TEST(SamplerTest, UnseededSequencesStillSample) {
   EXPECT_TRUE(t == 0 || t == 2);
 }
 
+TEST(SamplerTest, BeamCandidatesAreProcessedLogprobsBestFirst) {
+  // EOS (id 2) is banned by min_tokens and token 0 gets a +1 bias, so the
+  // row the candidates come from is {2, 2, -inf, 0.5, 1}: log-softmax over
+  // the four finite logits, ties to the lower id, the masked token left out.
+  const std::vector<float> logits = {1.0f, 2.0f, 3.0f, 0.5f, 1.0f};
+  Sampler sampler(5, {2});
+  Sequence seq;
+  seq.params = Params(0.0f);
+  seq.params.min_tokens = 1;
+  seq.params.logit_bias = {{0, 1.0f}};
+  std::vector<TokenLogprob> out;
+  sampler.BeamCandidates(logits, seq.View(), 10, out);
+  const double norm = std::log(2 * std::exp(2.0) + std::exp(0.5) + std::exp(1.0));
+  ASSERT_EQ(out.size(), 4u);
+  const std::vector<std::pair<int32_t, double>> want = {{0, 2.0}, {1, 2.0}, {4, 1.0}, {3, 0.5}};
+  for (size_t i = 0; i < want.size(); ++i) {
+    EXPECT_EQ(out[i].token_id, want[i].first) << i;
+    EXPECT_NEAR(out[i].logprob, want[i].second - norm, 1e-5) << i;
+  }
+  sampler.BeamCandidates(logits, seq.View(), 2, out);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_EQ(out[1].token_id, 1);
+}
+
 }  // namespace
 }  // namespace pagoda

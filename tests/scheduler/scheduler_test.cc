@@ -315,5 +315,105 @@ TEST_F(SchedulerTest, CountsPrefixCacheHitsAndRecordsTimings) {
   EXPECT_LT(*t.first_token, *t.last_token);
 }
 
+std::unique_ptr<Request> MakeBeamRequest(std::string id, int32_t prompt_len, int32_t width) {
+  std::vector<int32_t> prompt(prompt_len);
+  std::iota(prompt.begin(), prompt.end(), 100);
+  SamplingParams p;
+  p.use_beam_search = true;
+  p.beam_width = width;
+  p.temperature = 0;
+  p.max_tokens = 8;
+  return std::make_unique<Request>(std::move(id), std::move(prompt), p, 0.0);
+}
+
+TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
+  Init({});
+  ASSERT_TRUE(s_->AddRequest(MakeBeamRequest("b", 6, 2)).ok());
+  // The prompt computes once; its logits go to the engine, not to a sample.
+  StepPlan p1 = s_->Schedule();
+  ASSERT_EQ(p1.seqs.size(), 1u);
+  EXPECT_TRUE(p1.seqs[0].needs_logits);
+  EXPECT_EQ(p1.seqs[0].num_samples, 0);
+  EXPECT_TRUE(s_->Update(p1, Sample(p1)).outputs.empty());
+  const std::vector<int32_t> prompt_blocks = p1.seqs[0].block_table;
+  // Parked: nothing to compute until the round ends.
+  EXPECT_TRUE(s_->Schedule().empty());
+
+  // Round 1: two beams from the prompt share both its blocks.
+  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 50}, {0, 51}}, 2), nullptr);
+  const Request& r = *s_->request("b");
+  ASSERT_EQ(r.num_sequences(), 2);
+  const KvCacheManager& kv = s_->kv_cache();
+  EXPECT_EQ(kv.pool().ref_count(prompt_blocks[0]), 2);
+  EXPECT_EQ(kv.pool().ref_count(prompt_blocks[1]), 2);
+  EXPECT_EQ(s_->stats().prompt_tokens, 6);
+  EXPECT_EQ(s_->stats().generation_tokens, 2);
+  StepPlan p2 = s_->Schedule();
+  ASSERT_EQ(p2.seqs.size(), 2u);
+  EXPECT_EQ(p2.copies.size(), 1u);  // the first writer copies the shared partial block
+  s_->Update(p2, Sample(p2));
+  const std::vector<int32_t> beam1_table = p2.seqs[1].block_table;
+
+  // Round 2: both children continue beam 1; beam 0 is dropped and its
+  // private block freed, the shared full block kept by beam 1's children.
+  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{1, 60}, {1, 61}}, 2), nullptr);
+  ASSERT_TRUE(s_->CheckInvariants().ok()) << s_->CheckInvariants().ToString();
+  for (int k = 0; k < 2; ++k) {
+    const auto tokens = r.sequence(k).token_ids();
+    EXPECT_EQ(std::vector<int32_t>(tokens.begin() + 6, tokens.end()), (std::vector<int32_t>{51, 60 + k}));
+  }
+  EXPECT_EQ(kv.pool().ref_count(beam1_table[0]), 2);
+  EXPECT_EQ(kv.pool().ref_count(beam1_table[1]), 2);
+  EXPECT_EQ(kv.usage(), 2.0 / 64);
+
+  // The search ends: the request comes back finished and every block is free.
+  StepPlan p3 = s_->Schedule();
+  s_->Update(p3, Sample(p3));
+  std::unique_ptr<Request> done = s_->ContinueBeams("b", {}, 1);
+  ASSERT_NE(done, nullptr);
+  EXPECT_TRUE(done->finished());
+  EXPECT_FALSE(s_->has_unfinished_requests());
+  EXPECT_EQ(kv.pool().num_free(), kv.num_blocks());
+}
+
+TEST_F(SchedulerTest, SuspendsAParkedBeamRatherThanStarveItsSibling) {
+  // 6 blocks of 4 tokens; a 15-token prompt fills blocks A B C and 3 slots of D.
+  Init({.num_blocks = 6});
+  ASSERT_TRUE(s_->AddRequest(MakeBeamRequest("b", 15, 2)).ok());
+  StepPlan p1 = s_->Schedule();
+  s_->Update(p1, Sample(p1));
+  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 50}, {0, 51}}, 2), nullptr);
+  // Position 15: beam 0 copies the shared D, beam 1 writes D in place.
+  // Five blocks are used, one is free.
+  StepPlan p2 = s_->Schedule();
+  ASSERT_EQ(p2.copies.size(), 1u);
+  s_->Update(p2, Sample(p2));
+  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 60}, {1, 61}}, 2), nullptr);
+  // Position 16 needs a new block for each beam. Beam 0 takes the free one;
+  // beam 1 finds none and preempts itself. Next step beam 0 is parked and
+  // beam 1 still does not fit: the parked beam is suspended to let it in.
+  for (int i = 0; i < 4 && s_->request("b")->sequence(1).num_computed_tokens() < 17; ++i) {
+    StepPlan p = s_->Schedule();
+    s_->Update(p, Sample(p));
+    ASSERT_TRUE(s_->CheckInvariants().ok()) << s_->CheckInvariants().ToString();
+  }
+  const Request& r = *s_->request("b");
+  ASSERT_EQ(r.sequence(1).num_computed_tokens(), 17);
+  EXPECT_EQ(r.sequence(0).status(), RequestStatus::kPreempted);
+  EXPECT_EQ(s_->stats().num_preemptions, 2);
+  // A suspended beam waits for the round's end, not in the queue.
+  EXPECT_TRUE(s_->Schedule().empty());
+  EXPECT_EQ(s_->stats().num_waiting_seqs, 1);
+
+  // Beam 0 wins the round; its successor, with no blocks to share, is
+  // recomputed (from the prefix cache) and the search ends.
+  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 70}}, 1), nullptr);
+  EXPECT_EQ(r.sequence(0).num_computed_tokens(), 0);
+  for (int i = 0; i < 4 && r.sequence(0).num_computed_tokens() < 18; ++i) Step();
+  EXPECT_EQ(r.sequence(0).num_computed_tokens(), 18);
+  ASSERT_NE(s_->ContinueBeams("b", {}, 0), nullptr);
+  EXPECT_EQ(s_->kv_cache().pool().num_free(), s_->kv_cache().num_blocks());
+}
+
 }  // namespace
 }  // namespace pagoda

@@ -1,6 +1,6 @@
 // Randomized simulation of the bookkeeping stack with no model: random
-// arrivals, shared prefixes, n > 1, aborts and a pool small enough to force
-// preemptions. A fake runner keeps a token per KV slot, performs the plan's
+// arrivals, shared prefixes, n > 1, beam searches, aborts and a pool small
+// enough to force preemptions (and suspensions of parked beams). A fake runner keeps a token per KV slot, performs the plan's
 // block copies and writes, and its fake model reads each sequence's context
 // back through the block table, so any wrong sharing, missed copy or bad
 // prefix hit changes the tokens. Every request must end with exactly the
@@ -70,6 +70,38 @@ Expected Oracle(const Request& r, int32_t k, int64_t max_model_len) {
   }
 }
 
+// Beam search's round end, faked: from the live beams' tokens (a pure
+// function of them, like the engine's choice from their logits) pick up to
+// `width` children, or none once the beams have `max_tokens` outputs.
+std::vector<BeamChild> FakeBeamChildren(const std::vector<std::vector<int32_t>>& beams, int32_t width,
+                                        int64_t num_output_tokens, int32_t max_tokens) {
+  std::vector<BeamChild> children;
+  if (num_output_tokens >= max_tokens) return children;
+  const int32_t n = static_cast<int32_t>(beams.size());
+  const int32_t num_children = 1 + FakeToken(beams[0], 99) % width;
+  for (int32_t i = 0; i < num_children; ++i) {
+    const int32_t parent = FakeToken(beams[i % n], 7 + i) % n;  // often one parent twice: a fork
+    children.push_back({parent, FakeToken(beams[parent], i)});
+  }
+  return children;
+}
+
+// What a beam request's last beams are with unlimited KV cache.
+std::vector<std::vector<int32_t>> BeamOracle(const Request& r) {
+  std::vector<std::vector<int32_t>> beams = {r.prompt_token_ids()};
+  for (int64_t out = 0;; ++out) {
+    const std::vector<BeamChild> children =
+        FakeBeamChildren(beams, r.params().beam_width, out, *r.params().max_tokens);
+    if (children.empty()) return beams;
+    std::vector<std::vector<int32_t>> next;
+    for (const BeamChild& c : children) {
+      next.push_back(beams[c.parent]);
+      next.back().push_back(c.token);
+    }
+    beams = std::move(next);
+  }
+}
+
 struct SimConfig {
   uint32_t seed;
   SchedulingPolicy policy;
@@ -83,6 +115,7 @@ void PrintTo(const SimConfig& c, std::ostream* os) {
 
 struct SimCounts {
   int64_t finished = 0, aborted = 0, refused = 0, forked = 0, copies = 0, cached_tokens = 0;
+  int64_t beam_rounds = 0, beams_finished = 0, suspended_beams = 0;
 };
 
 class Simulation {
@@ -134,12 +167,19 @@ class Simulation {
     for (int i = 0; i < suffix; ++i) prompt.push_back(Uniform(3, kVocab - 1));
     if (Chance(0.02)) prompt.resize(Uniform(64, 70), 3);  // at or over max_model_len: refused
     SamplingParams p;
-    p.n = Chance(0.25) ? Uniform(2, 3) : 1;
-    p.max_tokens = Chance(0.1) ? std::nullopt : std::optional<int32_t>(Uniform(1, 24));
-    p.min_tokens = Chance(0.2) ? Uniform(1, 3) : 0;
-    if (p.max_tokens) p.min_tokens = std::min(p.min_tokens, *p.max_tokens);
-    p.ignore_eos = Chance(0.2);
-    if (Chance(0.2)) p.stop_token_ids = {Uniform(3, kVocab - 1)};
+    if (Chance(0.1)) {
+      p.use_beam_search = true;
+      p.beam_width = Uniform(2, 3);
+      p.temperature = 0.0f;
+      p.max_tokens = Uniform(1, 12);
+    } else {
+      p.n = Chance(0.25) ? Uniform(2, 3) : 1;
+      p.max_tokens = Chance(0.1) ? std::nullopt : std::optional<int32_t>(Uniform(1, 24));
+      p.min_tokens = Chance(0.2) ? Uniform(1, 3) : 0;
+      if (p.max_tokens) p.min_tokens = std::min(p.min_tokens, *p.max_tokens);
+      p.ignore_eos = Chance(0.2);
+      if (Chance(0.2)) p.stop_token_ids = {Uniform(3, kVocab - 1)};
+    }
     CacheKeys keys;
     if (Chance(0.1)) keys.cache_salt = "tenant";
     const std::string id = "r" + std::to_string(next_id_++);
@@ -168,6 +208,8 @@ class Simulation {
   // An aborted request's outputs so far are a prefix of what it would get.
   void CheckAborted(const Request& r) {
     ++counts_.aborted;
+    beam_ready_.erase(r.id());
+    if (r.params().use_beam_search) return;  // its beams are checked round by round
     for (int32_t k = 0; k < r.num_sequences(); ++k) {
       const Sequence& seq = r.sequence(k);
       const Expected e = Oracle(r, k, 64);
@@ -217,6 +259,8 @@ class Simulation {
         ASSERT_TRUE(std::equal(context.begin(), context.end(), seq->token_ids().begin())) << e.request_id;
         for (int32_t k = 0; k < e.num_samples; ++k) tokens.push_back(FakeToken(context, k));
         if (e.num_samples > 1) ++counts_.forked;
+        // A beam's candidates are known (the engine keeps them through a preemption).
+        if (seq->request().params().use_beam_search) beam_ready_[e.request_id].insert(e.seq_index);
       }
       sampled.push_back(std::move(tokens));
     }
@@ -224,6 +268,44 @@ class Simulation {
     if (Chance(0.01)) AbortSomething();
     UpdateResult result = scheduler_->Update(plan, sampled);
     for (const std::unique_ptr<Request>& r : result.finished_requests) CheckFinished(*r);
+    EndBeamRounds();
+  }
+
+  void EndBeamRounds() {
+    for (auto it = beam_ready_.begin(); it != beam_ready_.end();) {
+      const std::string id = it->first;
+      const Request* r = scheduler_->request(id);
+      ASSERT_NE(r, nullptr);
+      if (static_cast<int32_t>(it->second.size()) < r->num_sequences()) {
+        ++it;
+        continue;
+      }
+      std::vector<std::vector<int32_t>> beams;
+      for (int32_t k = 0; k < r->num_sequences(); ++k) {
+        if (r->sequence(k).status() == RequestStatus::kPreempted) ++counts_.suspended_beams;
+        const auto tokens = r->sequence(k).token_ids();
+        beams.emplace_back(tokens.begin(), tokens.end());
+      }
+      const std::vector<BeamChild> children = FakeBeamChildren(
+          beams, r->params().beam_width, r->sequence(0).num_output_tokens(), *r->params().max_tokens);
+      ++counts_.beam_rounds;
+      it = beam_ready_.erase(it);
+      if (std::unique_ptr<Request> done = scheduler_->ContinueBeams(id, children, std::ssize(children))) {
+        CheckFinishedBeams(*done);
+      }
+    }
+  }
+
+  void CheckFinishedBeams(const Request& r) {
+    ++counts_.finished;
+    ++counts_.beams_finished;
+    live_.erase(r.id());
+    const std::vector<std::vector<int32_t>> expected = BeamOracle(r);
+    ASSERT_EQ(r.num_sequences(), static_cast<int32_t>(expected.size())) << r.id();
+    for (int32_t k = 0; k < r.num_sequences(); ++k) {
+      const auto tokens = r.sequence(k).token_ids();
+      EXPECT_EQ(std::vector<int32_t>(tokens.begin(), tokens.end()), expected[k]) << r.id() << " beam " << k;
+    }
   }
 
   void CheckFinished(const Request& r) {
@@ -245,6 +327,7 @@ class Simulation {
   std::vector<int32_t> kv_;  // the token whose K/V each slot holds
   std::vector<std::vector<int32_t>> prefixes_;
   std::set<std::string> live_;
+  std::map<std::string, std::set<int32_t>> beam_ready_;  // beam request -> sequences with candidates
   int64_t step_ = 0;
   int64_t next_id_ = 0;
   SimCounts counts_;
@@ -264,6 +347,9 @@ TEST_P(SimulationTest, EveryRequestGetsItsUnlimitedPoolOutput) {
   EXPECT_GT(c.forked, 100);
   EXPECT_GT(c.copies, 100);
   EXPECT_GT(s.num_preemptions, 100);
+  EXPECT_GT(c.beams_finished, 50);
+  EXPECT_GT(c.beam_rounds, 500);
+  EXPECT_GT(c.suspended_beams, 10);
   if (GetParam().prefix_caching) {
     EXPECT_GT(c.cached_tokens, 5000);
     EXPECT_GT(s.prefix_cache_hits, 0);

@@ -43,7 +43,7 @@ class Engine {
   // Refused synchronously: an id already in use, invalid sampling
   // parameters, token ids outside the vocabulary, an empty prompt, a prompt
   // of max_model_len tokens or more, a request that could outgrow the whole
-  // KV cache (RESOURCE_EXHAUSTED), beam search (UNIMPLEMENTED).
+  // KV cache (RESOURCE_EXHAUSTED).
   StatusOr<std::shared_ptr<OutputStream>> AddRequest(std::string request_id, std::string prompt,
                                                      SamplingParams params, int32_t priority = 0);
   StatusOr<std::shared_ptr<OutputStream>> AddRequest(std::string request_id, std::vector<int32_t> prompt_token_ids,

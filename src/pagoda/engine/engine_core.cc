@@ -102,9 +102,6 @@ std::vector<std::vector<int32_t>> EngineCore::TokenizeBadWords(const std::vector
 StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::optional<std::string> prompt,
                                              std::vector<int32_t> prompt_token_ids, SamplingParams params,
                                              int32_t priority, std::optional<int64_t> seed) const {
-  if (params.use_beam_search) {
-    return UnimplementedError("beam search is not implemented yet (use_beam_search)");
-  }
   PAGODA_RETURN_IF_ERROR(params.Validate());
   params.Normalize();
   const int32_t vocab = static_cast<int32_t>(model_config().vocab_size);
@@ -126,6 +123,17 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
   auto request = std::make_unique<Request>(request_id, prompt_token_ids, params, Now(), priority, std::move(keys));
   PAGODA_RETURN_IF_ERROR(scheduler_->CheckAdmissible(*request));
 
+  std::optional<BeamSearchConfig> beam;
+  if (params.use_beam_search) {
+    const int64_t room = *config_.max_model_len - request->num_prompt_tokens();
+    beam = BeamSearchConfig{.beam_width = params.beam_width,
+                            .length_penalty = params.length_penalty,
+                            .num_prompt_tokens = request->num_prompt_tokens(),
+                            .max_output_tokens = params.max_tokens ? std::min<int64_t>(*params.max_tokens, room) : room,
+                            .eos_token_id = tokenizer_->eos_id(),
+                            .ignore_eos = params.ignore_eos,
+                            .stop_token_ids = params.stop_token_ids};
+  }
   std::vector<RandomStream> random;
   const std::optional<int64_t> stream_seed = params.seed ? params.seed : seed;
   for (int32_t i = 0; i < params.num_sequences(); ++i) random.push_back(RandomStream::For(stream_seed, i));
@@ -133,7 +141,8 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
                                               params, TokenizeBadWords(params.bad_words), std::move(random),
                                               *tokenizer_,
                                               std::make_shared<OutputStream>(request->id(), params.output_kind ==
-                                                                                                OutputKind::kCumulative));
+                                                                                                OutputKind::kCumulative),
+                                              std::move(beam));
   return PendingRequest{std::move(request), std::move(state)};
 }
 
@@ -206,6 +215,14 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     if (e.needs_logits) {
       const std::span<const float> last = logits.subspan((row + num_rows - 1) * vocab, vocab);
       const Sequence& seq = request.sequence(e.seq_index);
+      if (BeamSearch* beam = state.beam_search()) {
+        const SamplingSequence s{&state.params(), seq.prompt_token_ids(), seq.output_token_ids(),
+                                 state.bad_words_token_ids(), state.random(0)};
+        sampler_->BeamCandidates(last, s, 2 * state.params().beam_width, beam_candidates_);
+        beam->SetCandidates(e.seq_index, beam_candidates_);
+        row += num_rows;
+        continue;
+      }
       // A fork's children all continue from sequence 0; child k is index k.
       PAGODA_CHECK(e.num_samples == 1 || e.seq_index == 0);
       for (int32_t k = 0; k < e.num_samples; ++k) {
@@ -222,12 +239,27 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
   return sampled;
 }
 
+void EngineCore::EndBeamRounds(const StepPlan& plan, UpdateResult& result) {
+  for (const ScheduledSequence& e : plan.seqs) {
+    if (!e.needs_logits) continue;
+    auto it = states_.find(e.request_id);
+    BeamSearch* beam = it == states_.end() ? nullptr : it->second->beam_search();
+    if (beam == nullptr || !beam->round_ready()) continue;
+    PAGODA_CHECK(scheduler_->request(e.request_id)->num_sequences() == beam->num_live());
+    const BeamSearch::Round round = beam->Advance();
+    if (auto request = scheduler_->ContinueBeams(e.request_id, round.children, round.num_generated)) {
+      result.finished_requests.push_back(std::move(request));
+    }
+  }
+}
+
 void EngineCore::Step() {
   const StepPlan plan = scheduler_->Schedule();
   ++num_steps_;
   const std::vector<std::vector<int32_t>> sampled =
       plan.seqs.empty() ? std::vector<std::vector<int32_t>>{} : RunAndSample(plan);
   UpdateResult result = scheduler_->Update(plan, sampled);
+  EndBeamRounds(plan, result);
 
   std::vector<std::string> touched;
   for (const SequenceOutput& out : result.outputs) {

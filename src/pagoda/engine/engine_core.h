@@ -67,6 +67,9 @@ class EngineCore {
   // Runs the plan's chunks and samples: one token list per plan entry.
   std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
   void FinishRequest(const Request& request);
+  // Ends the round of every beam request whose beams all have candidates
+  // now, adding the requests whose search is over to `result`.
+  void EndBeamRounds(const StepPlan& plan, UpdateResult& result);
 
   EngineConfig config_;
   std::shared_ptr<const gguf::GgufFile> file_;
@@ -84,6 +87,7 @@ class EngineCore {
   // Scratch reused every step.
   std::vector<SequenceChunk> chunks_;
   SampledToken sampled_;
+  std::vector<TokenLogprob> beam_candidates_;
 };
 
 }  // namespace pagoda

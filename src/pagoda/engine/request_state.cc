@@ -10,7 +10,8 @@ namespace pagoda {
 RequestState::RequestState(std::string request_id, std::optional<std::string> prompt,
                            std::vector<int32_t> prompt_token_ids, SamplingParams params,
                            std::vector<std::vector<int32_t>> bad_words_token_ids, std::vector<RandomStream> random,
-                           const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream)
+                           const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
+                           std::optional<BeamSearchConfig> beam_search)
     : request_id_(std::move(request_id)),
       prompt_(std::move(prompt)),
       prompt_token_ids_(std::move(prompt_token_ids)),
@@ -25,6 +26,8 @@ RequestState::RequestState(std::string request_id, std::optional<std::string> pr
     if (!params_.stop.empty()) seq.stop.emplace(params_.stop, params_.include_stop_str_in_output);
   }
   if (params_.prompt_logprobs) prompt_logprobs_.push_back(std::nullopt);
+  PAGODA_CHECK(beam_search.has_value() == params_.use_beam_search);
+  if (beam_search) beam_search_.emplace(std::move(*beam_search));
 }
 
 int64_t RequestState::next_prompt_logprob_position() const {
@@ -102,8 +105,36 @@ std::optional<std::string> RequestState::Apply(const SequenceOutput& out) {
   return std::nullopt;
 }
 
+void RequestState::TakeBeamResults() {
+  const RandomStream unused = seqs_.front().random;  // beams draw nothing; Seq wants one
+  seqs_.clear();
+  for (BeamHypothesis& h : beam_search_->Results()) {
+    Seq& seq = seqs_.emplace_back(unused);
+    // A stop token's text shows only with include_stop_str_in_output, as
+    // for sampled sequences.
+    const bool hide_last = h.finish_reason == FinishReason::kStop && !params_.include_stop_str_in_output;
+    tokenizer::IncrementalDetokenizer detokenizer(tokenizer_, params_.skip_special_tokens);
+    for (size_t i = 0; i + (hide_last ? 1 : 0) < h.output_token_ids.size(); ++i) {
+      StatusOr<std::string> delta = detokenizer.Push(h.output_token_ids[i]);
+      PAGODA_CHECK(delta.ok());
+      seq.text += *delta;
+    }
+    seq.text += detokenizer.Finish();
+    seq.token_ids = std::move(h.output_token_ids);
+    seq.cumulative_logprob = h.cumulative_logprob;
+    seq.finish_reason = h.finish_reason;
+    seq.stop_reason = h.stop_reason;
+  }
+}
+
 void RequestState::Finish(const Request& request, double now) {
   PAGODA_CHECK(request.id() == request_id_);
+  if (beam_search_) {
+    TakeBeamResults();
+    finished_ = true;
+    finished_time_ = now;
+    return;
+  }
   for (int32_t i = 0; i < static_cast<int32_t>(seqs_.size()); ++i) {
     Seq& seq = seqs_[i];
     if (seq.finish_reason) continue;
@@ -122,7 +153,9 @@ void RequestState::Finish(const Request& request, double now) {
 std::vector<int32_t> RequestState::Reported() const {
   std::vector<int32_t> order(seqs_.size());
   std::iota(order.begin(), order.end(), 0);
-  if (static_cast<int32_t>(seqs_.size()) > params_.n) {
+  if (beam_search_) {
+    order.resize(std::min<size_t>(order.size(), static_cast<size_t>(params_.n)));  // already best first
+  } else if (static_cast<int32_t>(seqs_.size()) > params_.n) {
     std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) {
       return seqs_[a].cumulative_logprob > seqs_[b].cumulative_logprob;
     });
@@ -138,6 +171,8 @@ CompletionOutput RequestState::MakeCompletion(int32_t output_index, Seq& seq, bo
   const size_t from_text = delta ? seq.sent_text : 0;
   c.text = seq.text.substr(from_text);
   c.token_ids.assign(seq.token_ids.begin() + from_tokens, seq.token_ids.end());
+  // Beams always report theirs: it is what ranked them.
+  if (beam_search_) c.cumulative_logprob = seq.cumulative_logprob;
   if (params_.logprobs) {
     c.cumulative_logprob = seq.cumulative_logprob;
     c.logprobs.emplace(seq.logprobs.begin() + from_tokens, seq.logprobs.end());
@@ -153,7 +188,9 @@ CompletionOutput RequestState::MakeCompletion(int32_t output_index, Seq& seq, bo
 void RequestState::Publish(const RequestTiming& timing, int64_t num_cached_tokens) {
   // With best_of > n, which completions are reported is known only at the
   // end; final-only outputs wait for it too.
-  const bool wait_for_end = params_.output_kind == OutputKind::kFinalOnly || params_.num_sequences() > params_.n;
+  // Beams are known only at the end too.
+  const bool wait_for_end = params_.output_kind == OutputKind::kFinalOnly || params_.num_sequences() > params_.n ||
+                            params_.use_beam_search;
   if (wait_for_end && !finished_) return;
   const bool delta = params_.output_kind == OutputKind::kDelta;
 

@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "pagoda/engine/beam_search.h"
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
 #include "pagoda/engine/stop_string_matcher.h"
@@ -23,17 +24,20 @@ namespace pagoda {
 
 class RequestState {
  public:
-  // `params` validated and normalized; `random[i]` is sequence i's stream.
+  // `params` validated and normalized; `random[i]` is sequence i's stream;
+  // `beam_search` is set exactly when params.use_beam_search.
   RequestState(std::string request_id, std::optional<std::string> prompt, std::vector<int32_t> prompt_token_ids,
                SamplingParams params, std::vector<std::vector<int32_t>> bad_words_token_ids,
                std::vector<RandomStream> random, const tokenizer::Tokenizer& tokenizer,
-               std::shared_ptr<OutputStream> stream);
+               std::shared_ptr<OutputStream> stream, std::optional<BeamSearchConfig> beam_search = std::nullopt);
 
   const std::string& request_id() const { return request_id_; }
   const SamplingParams& params() const { return params_; }
   std::span<const std::vector<int32_t>> bad_words_token_ids() const { return bad_words_token_ids_; }
   const RandomStream& random(int32_t seq_index) const { return seqs_.at(seq_index).random; }
   const std::shared_ptr<OutputStream>& stream() const { return stream_; }
+  // The search of a beam request (its sequences get no Apply()), else null.
+  BeamSearch* beam_search() { return beam_search_ ? &*beam_search_ : nullptr; }
 
   // Prompt logprobs: the prompt position whose token is scored next (1 is
   // the first: nothing predicts position 0); the prompt length when done or
@@ -50,7 +54,8 @@ class RequestState {
   std::optional<std::string> Apply(const SequenceOutput& out);
 
   // The request is over (all sequences finished, or aborted): sequences not
-  // finished yet take their status from the scheduler's request.
+  // finished yet take their status from the scheduler's request. A beam
+  // request's completions become its best hypotheses.
   void Finish(const Request& request, double now);
   bool finished() const { return finished_; }
 
@@ -78,6 +83,7 @@ class RequestState {
 
   // Adds detokenized text; true when it completed a stop string.
   bool AddText(Seq& seq, std::string_view delta, bool check_stop);
+  void TakeBeamResults();
   PositionLogprobs MakePosition(const SampledToken& sampled) const;
   // The sequences to report and their output indices: all of them, or, with
   // best_of > n, the n of highest cumulative logprob.
@@ -92,6 +98,7 @@ class RequestState {
   const tokenizer::Tokenizer& tokenizer_;
   std::shared_ptr<OutputStream> stream_;
   std::vector<Seq> seqs_;
+  std::optional<BeamSearch> beam_search_;
   std::vector<std::optional<PositionLogprobs>> prompt_logprobs_;  // filled in position order
   bool prompt_logprobs_sent_ = false;
   bool finished_ = false;

@@ -27,6 +27,21 @@ Sequence& Request::Fork(const Sequence& parent) {
   return *sequences_.back();
 }
 
+std::unique_ptr<Sequence> Request::MakeSuccessor(const Sequence& parent, int32_t index, int32_t token) const {
+  PAGODA_CHECK_MSG(&parent.request() == this, "continuing another request's sequence");
+  auto next = std::make_unique<Sequence>(parent.ForkAs(index));
+  next->AppendToken(token);
+  return next;
+}
+
+void Request::ReplaceSequences(std::vector<std::unique_ptr<Sequence>> next) {
+  PAGODA_CHECK(!next.empty());
+  for (size_t i = 0; i < next.size(); ++i) {
+    PAGODA_CHECK(next[i] != nullptr && &next[i]->request() == this && next[i]->index() == static_cast<int32_t>(i));
+  }
+  sequences_ = std::move(next);
+}
+
 RequestStatus Request::status() const {
   auto any = [&](auto pred) {
     return std::any_of(sequences_.begin(), sequences_.end(), [&](auto& s) { return pred(*s); });

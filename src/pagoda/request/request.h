@@ -65,6 +65,13 @@ class Request {
   // prefix), indexed after the existing ones.
   Sequence& Fork(const Sequence& parent);
 
+  // Beam search: a new sequence at `index` that continues `parent` with
+  // `token`, not yet part of the request (see ReplaceSequences).
+  std::unique_ptr<Sequence> MakeSuccessor(const Sequence& parent, int32_t index, int32_t token) const;
+  // Beam search: the next round's beams replace every sequence; next[i]
+  // must have index i. The old ones are destroyed: nothing may point at them.
+  void ReplaceSequences(std::vector<std::unique_ptr<Sequence>> next);
+
   // RUNNING if any sequence runs; finished (with the first sequence's
   // status) once all are; otherwise PREEMPTED if any was, else WAITING.
   RequestStatus status() const;

@@ -28,6 +28,11 @@ Status ValidateBeamSearch(const SamplingParams& p) {
   if (p.top_p != 1.0f) return Error(fmt::format("top_p must be 1 with beam search, got {}", p.top_p));
   if (p.top_k > 0) return Error(fmt::format("top_k must be 0 or -1 with beam search, got {}", p.top_k));
   if (p.min_p != 0.0f) return Error(fmt::format("min_p must be 0 with beam search, got {}", p.min_p));
+  if (!std::isfinite(p.length_penalty)) return Error(fmt::format("length_penalty must be finite, got {}", p.length_penalty));
+  // Pagoda ranks beams by tokens only: a stop string would need every
+  // beam's text, and per-token top logprobs would have to follow each fork.
+  if (!p.stop.empty()) return Error("stop strings are not supported with beam search; use stop_token_ids");
+  if (p.logprobs) return Error("logprobs are not supported with beam search");
   return Status::Ok();
 }
 

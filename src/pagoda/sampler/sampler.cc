@@ -1,6 +1,7 @@
 #include "pagoda/sampler/sampler.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "pagoda/base/check.h"
 #include "pagoda/sampler/logits_processors.h"
@@ -38,7 +39,16 @@ void Sampler::ScorePromptTokens(std::span<const float> logits, std::span<const i
   }
 }
 
-int32_t Sampler::SampleRow(std::span<const float> raw, const SamplingSequence& sequence) {
+void Sampler::BeamCandidates(std::span<const float> logits, const SamplingSequence& sequence, int32_t k,
+                             std::vector<TokenLogprob>& out) {
+  PAGODA_CHECK(logits.size() == static_cast<size_t>(vocab_size_));
+  ProcessRow(logits, sequence);
+  beam_logprobs_.Reset(row_);
+  beam_logprobs_.TopN(k, out);
+  std::erase_if(out, [](const TokenLogprob& t) { return !std::isfinite(t.logprob); });
+}
+
+void Sampler::ProcessRow(std::span<const float> raw, const SamplingSequence& sequence) {
   const SamplingParams& p = *sequence.params;
   std::copy(raw.begin(), raw.end(), row_.begin());
   const std::span<float> row(row_);
@@ -54,6 +64,12 @@ int32_t Sampler::SampleRow(std::span<const float> raw, const SamplingSequence& s
   }
   logits::ApplyPenalties(row, sequence.prompt_token_ids, sequence.output_token_ids,
                          {p.repetition_penalty, p.frequency_penalty, p.presence_penalty}, token_set_, counts_);
+}
+
+int32_t Sampler::SampleRow(std::span<const float> raw, const SamplingSequence& sequence) {
+  ProcessRow(raw, sequence);
+  const SamplingParams& p = *sequence.params;
+  const std::span<float> row(row_);
 
   if (p.IsGreedy()) return logits::Argmax(row);
   logits::ApplyTemperature(row, p.temperature);

@@ -57,12 +57,22 @@ class Sampler {
   // token of a row is masked, the row gets the lowest id (argmax of all -inf).
   void Sample(std::span<const float> logits, std::span<const SamplingSequence> sequences, std::span<SampledToken> out);
 
+  // Beam search: the `k` most likely next tokens of one sequence, best
+  // first (lower id on ties), with their log probabilities after the logits
+  // processors (steps 1 to 3; temperature is 0 with beams), as vLLM's
+  // engine-internal beam search ranked them. Tokens the processors masked
+  // are left out, so `out` may hold fewer than k.
+  void BeamCandidates(std::span<const float> logits, const SamplingSequence& sequence, int32_t k,
+                      std::vector<TokenLogprob>& out);
+
   // Prompt logprobs: logits row i predicted next_token_ids[i], the prompt
   // token that actually followed; out[i] gets its logprob, rank and top-N.
   void ScorePromptTokens(std::span<const float> logits, std::span<const int32_t> next_token_ids, int32_t num_logprobs,
                          std::span<SampledToken> out);
 
  private:
+  // Copies a raw row into row_ and applies processors 1 to 3.
+  void ProcessRow(std::span<const float> raw, const SamplingSequence& sequence);
   int32_t SampleRow(std::span<const float> raw, const SamplingSequence& sequence);
   void Score(std::span<const float> raw, int32_t token_id, int32_t num_logprobs, SampledToken& out);
 
@@ -74,6 +84,7 @@ class Sampler {
   TokenSet token_set_;
   TopKTopPSampler top_k_top_p_;
   RawLogprobs raw_logprobs_;
+  RawLogprobs beam_logprobs_;  // over row_, the processed logits
 };
 
 }  // namespace pagoda

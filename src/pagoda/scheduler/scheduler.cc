@@ -87,9 +87,14 @@ int32_t Scheduler::SeqSlots(const Sequence& seq) const {
 }
 
 void Scheduler::Preempt(Sequence& seq, StepPlan& plan) {
+  const bool parked = seq.num_computed_tokens() == seq.num_tokens();
   kv_.Free(seq);
   seq.Preempt();
-  Enqueue(seq, /*preempted=*/true);
+  if (parked) {
+    suspended_.push_back(&seq);
+  } else {
+    Enqueue(seq, /*preempted=*/true);
+  }
   plan.preempted.push_back(seq.id());
   ++num_preemptions_;
 }
@@ -106,7 +111,8 @@ ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_toke
   e.block_table.assign(table.begin(), table.end());
   e.num_cached_tokens = num_cached_tokens;
   e.needs_logits = e.num_computed_tokens + num_new_tokens == seq.num_tokens();
-  e.num_samples = e.needs_logits ? SeqSlots(seq) : 0;
+  // Beams get their tokens from the engine's round (ContinueBeams).
+  e.num_samples = e.needs_logits && !seq.request().params().use_beam_search ? SeqSlots(seq) : 0;
   return e;
 }
 
@@ -118,7 +124,8 @@ StepPlan Scheduler::Schedule() {
   int64_t budget = config_.max_num_batched_tokens;
 
   // Running sequences first, in policy order, so the back of the list is
-  // always the preemption victim and is never one already scheduled.
+  // the preemption victim and is never one already scheduled (nor is a
+  // parked beam, which is never scheduled).
   if (config_.policy == SchedulingPolicy::kPriority) {
     std::stable_sort(running_.begin(), running_.end(),
                      [&](const Sequence* a, const Sequence* b) { return Precedes(*a, *b); });
@@ -128,7 +135,11 @@ StepPlan Scheduler::Schedule() {
   while (i < running_.size() && budget > 0) {
     Sequence& seq = *running_[i];
     const int64_t num_new = std::min(seq.num_tokens() - seq.num_computed_tokens(), budget);
-    PAGODA_CHECK_MSG(num_new > 0, "a running sequence with nothing to compute");
+    if (num_new == 0) {
+      PAGODA_CHECK_MSG(seq.request().params().use_beam_search, "a running sequence with nothing to compute");
+      ++i;  // a parked beam
+      continue;
+    }
     bool scheduled = false;
     while (true) {
       StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new);
@@ -137,11 +148,22 @@ StepPlan Scheduler::Schedule() {
         scheduled = true;
         break;
       }
-      Sequence& victim = *running_.back();
-      running_.pop_back();
-      Preempt(victim, plan);
+      // The newest sequence goes first. If that is this one while parked
+      // beams hold blocks, it would be admitted and preempted again every
+      // step: a parked beam is suspended instead.
+      auto victim = running_.end() - 1;
+      if (*victim == &seq) {
+        auto parked = std::find_if(running_.rbegin(), running_.rend(), [](const Sequence* s) {
+          return s->num_computed_tokens() == s->num_tokens();
+        });
+        if (parked != running_.rend()) victim = std::prev(parked.base());
+      }
+      Sequence& preempt = **victim;
+      if (victim < running_.begin() + static_cast<std::ptrdiff_t>(i)) --i;
+      running_.erase(victim);
+      Preempt(preempt, plan);
       preempted = true;
-      if (&victim == &seq) break;
+      if (&preempt == &seq) break;
     }
     if (!scheduled) break;  // it was the last running sequence
     plan.seqs.push_back(MakeEntry(seq, num_new, 0));
@@ -156,12 +178,21 @@ StepPlan Scheduler::Schedule() {
   for (const Sequence* s : running_) slots += SeqSlots(*s);
   while (!preempted && !waiting_.empty() && budget > 0) {
     Sequence& seq = *waiting_.front();
-    if (slots + SeqSlots(seq) > config_.max_num_seqs) break;
     const CachedPrefix prefix = kv_.FindCachedPrefix(seq);
     const int64_t num_new = std::min(seq.num_tokens() - prefix.num_tokens, budget);
+    if (slots + SeqSlots(seq) > config_.max_num_seqs || !kv_.CanAllocate(seq, num_new, prefix)) {
+      // Later ones wait too: no overtaking. But when nothing was scheduled,
+      // every running sequence is a parked beam waiting for siblings that
+      // cannot get in: suspending parked beams is the only way forward.
+      if (!plan.seqs.empty() || running_.empty()) break;
+      Sequence& victim = *running_.back();
+      running_.pop_back();
+      slots -= SeqSlots(victim);
+      Preempt(victim, plan);
+      continue;
+    }
     StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new, prefix);
-    if (!copies.ok()) break;  // later ones wait too: no overtaking
-    PAGODA_CHECK(copies->empty());
+    PAGODA_CHECK(copies.ok() && copies->empty());
     waiting_.pop_front();
     Request& request = *requests_.at(seq.request().id());
     if (!request.timing().first_scheduled) {
@@ -192,7 +223,7 @@ UpdateResult Scheduler::Update(const StepPlan& plan, std::span<const std::vector
     PAGODA_CHECK_MSG(seq.num_computed_tokens() == e.num_computed_tokens, "plan applied twice or out of order");
     seq.set_num_computed_tokens(e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size()));
     PAGODA_CHECK_MSG(static_cast<int32_t>(sampled[j].size()) == e.num_samples, "wrong number of sampled tokens");
-    if (!e.needs_logits) continue;
+    if (e.num_samples == 0) continue;  // a prompt chunk, or a beam now parked
     Request& request = *requests_.at(e.request_id);
     if (!request.timing().first_token) prompt_tokens_ += request.num_prompt_tokens();
     // Fork before appending: the children share the computed prompt, and the
@@ -234,10 +265,75 @@ void Scheduler::AppendToken(Request& request, Sequence& seq, int32_t token, doub
   result.outputs.push_back(std::move(out));
 }
 
+std::unique_ptr<Request> Scheduler::ContinueBeams(const std::string& request_id, std::span<const BeamChild> children,
+                                                  int64_t num_generated) {
+  auto it = requests_.find(request_id);
+  PAGODA_CHECK_MSG(it != requests_.end(), "beams of an unknown request");
+  Request& request = *it->second;
+  PAGODA_CHECK(request.params().use_beam_search &&
+               static_cast<int32_t>(children.size()) <= request.params().beam_width);
+  const double now = Now();
+  if (!request.timing().first_token) {
+    prompt_tokens_ += request.num_prompt_tokens();
+    request.timing().first_token = now;
+  }
+  request.timing().last_token = now;
+  generation_tokens_ += num_generated;
+
+  // A successor of a running beam shares its blocks and runs on, while
+  // max_num_seqs allows (the round may have more beams than the last, and
+  // a suspended beam's slot may have gone to another request); the others
+  // wait, to be recomputed (from the prefix cache, where the parent's full
+  // blocks are). Successors take their references while the parents still
+  // hold theirs.
+  int32_t slots = 0;
+  for (const Sequence* s : running_) slots += &s->request() == &request ? 0 : SeqSlots(*s);
+  std::vector<std::unique_ptr<Sequence>> next;
+  for (size_t i = 0; i < children.size(); ++i) {
+    const Sequence& parent = request.sequence(children[i].parent);
+    PAGODA_CHECK_MSG(!parent.finished() && live_.contains(parent.id()), "a beam continues a finished sequence");
+    next.push_back(request.MakeSuccessor(parent, static_cast<int32_t>(i), children[i].token));
+    if (kv_.has_blocks(parent.id()) && slots < config_.max_num_seqs) {
+      kv_.Fork(parent, *next.back());
+      ++slots;
+    } else if (next.back()->status() == RequestStatus::kRunning) {
+      next.back()->Preempt();  // back to waiting with nothing computed
+    }
+  }
+  // The successors take the beams' place in the running order (and so in
+  // the preemption order).
+  auto first = std::find_if(running_.begin(), running_.end(),
+                            [&](const Sequence* s) { return &s->request() == &request; });
+  size_t pos = static_cast<size_t>(first - running_.begin());
+  for (int32_t i = 0; i < request.num_sequences(); ++i) {
+    Sequence& seq = request.sequence(i);
+    if (!seq.finished()) Retire(seq, RequestStatus::kFinishedStopped, std::nullopt);
+  }
+  if (next.empty()) {
+    std::unique_ptr<Request> out = std::move(it->second);
+    requests_.erase(it);
+    DebugCheckInvariants();
+    return out;
+  }
+  request.ReplaceSequences(std::move(next));
+  for (int32_t i = 0; i < request.num_sequences(); ++i) {
+    Sequence& seq = request.sequence(i);
+    live_.emplace(seq.id(), &seq);
+    if (kv_.has_blocks(seq.id())) {
+      running_.insert(running_.begin() + static_cast<std::ptrdiff_t>(pos++), &seq);
+    } else {
+      Enqueue(seq, /*preempted=*/true);  // a suspended parent's successor: recomputed from scratch
+    }
+  }
+  DebugCheckInvariants();
+  return nullptr;
+}
+
 void Scheduler::Retire(Sequence& seq, RequestStatus status, StopReason reason) {
   kv_.Free(seq);
   std::erase(running_, &seq);
   std::erase(waiting_, &seq);
+  std::erase(suspended_, &seq);
   live_.erase(seq.id());
   seq.Finish(status, std::move(reason));
   finished_since_schedule_.push_back(seq.id());
@@ -290,7 +386,7 @@ SchedulerStats Scheduler::stats() const {
     }
   }
   s.num_running_seqs = static_cast<int32_t>(running_.size());
-  s.num_waiting_seqs = static_cast<int32_t>(waiting_.size());
+  s.num_waiting_seqs = static_cast<int32_t>(waiting_.size() + suspended_.size());
   s.kv_cache_usage = kv_.usage();
   s.num_preemptions = num_preemptions_;
   s.prompt_tokens = prompt_tokens_;
@@ -309,9 +405,9 @@ void Scheduler::DebugCheckInvariants() const {
 
 Status Scheduler::CheckInvariants() const {
   PAGODA_RETURN_IF_ERROR(kv_.CheckInvariants());
-  if (running_.size() + waiting_.size() != live_.size()) {
-    return InternalError(
-        fmt::format("{} running + {} waiting sequences, {} live", running_.size(), waiting_.size(), live_.size()));
+  if (running_.size() + waiting_.size() + suspended_.size() != live_.size()) {
+    return InternalError(fmt::format("{} running + {} waiting + {} suspended sequences, {} live", running_.size(),
+                                     waiting_.size(), suspended_.size(), live_.size()));
   }
   const int64_t bs = kv_.block_size();
   for (const Sequence* s : running_) {
@@ -324,11 +420,19 @@ Status Scheduler::CheckInvariants() const {
                                        s->num_computed_tokens(), covered));
     }
   }
-  for (const Sequence* s : waiting_) {
+  auto check_waiting = [&](const Sequence* s) {
     if (!live_.contains(s->id()) || kv_.has_blocks(s->id()) || s->num_computed_tokens() != 0 ||
         (s->status() != RequestStatus::kWaiting && s->status() != RequestStatus::kPreempted)) {
       return InternalError(
           fmt::format("waiting sequence {} is {} or holds blocks", s->id(), RequestStatusName(s->status())));
+    }
+    return Status::Ok();
+  };
+  for (const Sequence* s : waiting_) PAGODA_RETURN_IF_ERROR(check_waiting(s));
+  for (const Sequence* s : suspended_) {
+    PAGODA_RETURN_IF_ERROR(check_waiting(s));
+    if (!s->request().params().use_beam_search) {
+      return InternalError(fmt::format("suspended sequence {} is not a beam", s->id()));
     }
   }
   return Status::Ok();

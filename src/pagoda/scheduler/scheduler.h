@@ -39,6 +39,14 @@ struct SchedulerStats {
   int64_t prefix_cache_hits = 0;
 };
 
+// Beam search: one beam of the next round, continuing the current sequence
+// of index `parent` with `token`.
+struct BeamChild {
+  int32_t parent = 0;
+  int32_t token = 0;
+  friend bool operator==(const BeamChild&, const BeamChild&) = default;
+};
+
 class Scheduler {
  public:
   explicit Scheduler(SchedulerConfig config);
@@ -59,6 +67,16 @@ class Scheduler {
   // was its last unfinished sequence, else null (also for unknown ones).
   std::unique_ptr<Request> StopSequence(const std::string& request_id, int32_t seq_index, StopReason reason);
 
+  // Beam search. A beam request's sequences get no token from Update():
+  // once each has computed its last token it is parked, computing nothing,
+  // until the engine has every beam's candidates and ends the round here.
+  // children[i] becomes sequence i (sharing its parent's blocks, copied on
+  // write); the old sequences finish. An empty `children` ends the search
+  // and returns the finished request (else null). `num_generated`: tokens
+  // the round produced (kept beams and finished hypotheses), for stats.
+  std::unique_ptr<Request> ContinueBeams(const std::string& request_id, std::span<const BeamChild> children,
+                                         int64_t num_generated);
+
   StepPlan Schedule();
   // Applies the step: sampled[i] holds plan.seqs[i].num_samples tokens.
   // Sequences aborted since Schedule() are skipped.
@@ -71,8 +89,8 @@ class Scheduler {
   const SchedulerConfig& config() const { return config_; }
 
   // The KV manager's invariants, plus: every live sequence is in exactly one
-  // queue, running ones hold blocks covering their computed tokens, waiting
-  // ones hold none.
+  // queue (running, waiting or suspended), running ones hold blocks covering
+  // their computed tokens, the others hold none.
   Status CheckInvariants() const;
 
  private:
@@ -83,6 +101,9 @@ class Scheduler {
   int32_t SeqSlots(const Sequence& seq) const;
   bool Precedes(const Sequence& a, const Sequence& b) const;  // by the policy's waiting order
   void Enqueue(Sequence& seq, bool preempted);
+  // Frees a running sequence's blocks. A parked beam is suspended (its
+  // candidates are known, so it waits for the round's end outside the
+  // queue); any other goes back to the waiting queue to be recomputed.
   void Preempt(Sequence& seq, StepPlan& plan);
   ScheduledSequence MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const;
   // Marks a sequence finished, frees its blocks and drops it from the queues.
@@ -96,6 +117,7 @@ class Scheduler {
   std::unordered_map<SeqId, Sequence*> live_;  // unfinished sequences
   std::vector<Sequence*> running_;             // scheduling order; the back is preempted first
   std::deque<Sequence*> waiting_;              // the front is admitted first
+  std::vector<Sequence*> suspended_;           // preempted parked beams, until their round ends
   std::vector<SeqId> finished_since_schedule_;
   int64_t num_preemptions_ = 0;
   int64_t prompt_tokens_ = 0;
