@@ -34,6 +34,10 @@ EngineStats Engine::Stats() const {
   return stats_;
 }
 
+const std::optional<std::string>& Engine::chat_template() const { return core_->chat_template(); }
+
+const metrics::EngineMetrics& Engine::metrics() const { return core_->metrics(); }
+
 StatusOr<std::shared_ptr<OutputStream>> Engine::AddRequest(std::string request_id, std::string prompt,
                                                            SamplingParams params, int32_t priority) {
   return Submit(std::move(request_id), std::move(prompt), {}, std::move(params), priority);

@@ -20,6 +20,7 @@
 #include "pagoda/engine/engine_stats.h"
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
+#include "pagoda/metrics/engine_metrics.h"
 #include "pagoda/model/model_config.h"
 #include "pagoda/request/sampling_params.h"
 #include "pagoda/tokenizer/tokenizer.h"
@@ -58,6 +59,9 @@ class Engine {
   const EngineConfig& config() const;
   const ModelConfig& model_config() const;
   const tokenizer::Tokenizer& tokenizer() const;
+  const std::optional<std::string>& chat_template() const;
+  // vLLM's metrics, recorded by the engine thread; thread-safe to render.
+  const metrics::EngineMetrics& metrics() const;
 
  private:
   // One inbox entry: a request to add, or (when `add` is null) an abort.

@@ -32,6 +32,8 @@ struct EngineConfig {
   std::optional<int64_t> seed;
   int32_t threads = 0;  // compute threads; 0 = one per physical core
   DType kv_cache_dtype = DType::kF16;
+  // The model_name label of the engine's metrics; empty: the model path.
+  std::string served_model_name;
 };
 
 }  // namespace pagoda

@@ -42,6 +42,9 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(core->config_.model));
   core->file_ = std::move(file);
   PAGODA_ASSIGN_OR_RETURN(core->tokenizer_, tokenizer::LoadTokenizerFromGguf(*core->file_));
+  if (auto chat_template = core->file_->GetString("tokenizer.chat_template"); chat_template.ok()) {
+    core->chat_template_ = std::move(*chat_template);
+  }
   PAGODA_ASSIGN_OR_RETURN(core->model_, LoadModel(core->file_));
   const ModelConfig& mc = core->model_->config();
   const int64_t max_model_len = config.max_model_len.value_or(mc.max_context);
@@ -70,6 +73,17 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   sc.kv = KvCacheConfig{static_cast<int32_t>(num_blocks), config.block_size, config.enable_prefix_caching};
   sc.clock = &EngineCore::Now;
   core->scheduler_ = std::make_unique<Scheduler>(std::move(sc));
+
+  core->metrics_ = std::make_unique<metrics::EngineMetrics>(metrics::EngineMetricsConfig{
+      .model_name = config.served_model_name.empty() ? core->config_.model : config.served_model_name,
+      .max_model_len = max_model_len,
+      .engine_index = 0});
+  core->metrics_->SetCacheConfigInfo({{"block_size", std::to_string(config.block_size)},
+                                      {"cache_dtype", config.kv_cache_dtype == DType::kF32 ? "float32" : "float16"},
+                                      {"enable_prefix_caching", config.enable_prefix_caching ? "True" : "False"},
+                                      {"num_gpu_blocks", std::to_string(num_blocks)},
+                                      {"num_cpu_blocks", "None"},
+                                      {"kv_cache_memory_bytes", std::to_string(config.kv_cache_memory)}});
 
   const int64_t num_tokens = num_blocks * config.block_size;
   spdlog::info("KV cache: {} blocks of {} tokens = {} tokens ({} {} bytes per block, {} MiB); "
@@ -154,10 +168,31 @@ void EngineCore::Add(PendingRequest pending) {
   states_.emplace(id, std::move(pending.state));
 }
 
-void EngineCore::FinishRequest(const Request& request) {
+void EngineCore::FinishRequest(const Request& request, bool by_client) {
   auto it = states_.find(request.id());
   PAGODA_CHECK(it != states_.end());
-  it->second->Finish(request, Now());
+  const double now = Now();
+  it->second->Finish(request, now);
+  if (!by_client) {
+    const RequestTiming& t = request.timing();
+    const RequestState& state = *it->second;
+    int64_t preemptions = 0;
+    for (int32_t i = 0; i < request.num_sequences(); ++i) preemptions += request.sequence(i).num_preemptions();
+    metrics_->OnRequestFinished(metrics::FinishedRequest{
+        .finish_reason = FinishReasonName(state.finish_reason()),
+        .arrival = t.arrival,
+        .first_scheduled = t.first_scheduled,
+        .first_token = t.first_token,
+        .last_token = t.last_token,
+        .finished = now,
+        .num_prompt_tokens = request.num_prompt_tokens(),
+        .num_cached_prompt_tokens = request.num_cached_tokens(),
+        .num_generation_tokens = state.num_generated_tokens(),
+        .num_preemptions = preemptions,
+        .max_tokens = request.params().max_tokens ? std::optional<int64_t>(*request.params().max_tokens)
+                                                  : std::nullopt});
+    metrics_->OnParentRequestFinished(request.params().n, state.max_generated_tokens());
+  }
   it->second->Publish(request.timing(), request.num_cached_tokens());
   finished_ids_.push_back(request.id());
   states_.erase(it);
@@ -165,7 +200,7 @@ void EngineCore::FinishRequest(const Request& request) {
 }
 
 void EngineCore::Abort(const std::string& request_id) {
-  if (std::unique_ptr<Request> request = scheduler_->AbortRequest(request_id)) FinishRequest(*request);
+  if (std::unique_ptr<Request> request = scheduler_->AbortRequest(request_id)) FinishRequest(*request, /*by_client=*/true);
 }
 
 void EngineCore::AbortAll() {
@@ -253,7 +288,52 @@ void EngineCore::EndBeamRounds(const StepPlan& plan, UpdateResult& result) {
   }
 }
 
+void EngineCore::RecordStep(const StepPlan& plan, const UpdateResult& result, const SchedulerStats& before) {
+  const SchedulerStats after = scheduler_->stats();
+  int64_t admitted = 0;
+  for (const ScheduledSequence& e : plan.seqs) admitted += e.num_computed_tokens == e.num_cached_tokens;
+  metrics_->AddPrefixCache(admitted, after.prefix_cache_queries - before.prefix_cache_queries,
+                           after.prefix_cache_hits - before.prefix_cache_hits);
+
+  // First tokens and inter-token latencies, once per request and step.
+  metrics::IterationCounts counts;
+  counts.num_generation_tokens = after.generation_tokens - before.generation_tokens;
+  counts.num_preemptions = static_cast<int64_t>(plan.preempted.size());
+  std::vector<const std::string*> seen;
+  auto record = [&](const Request& request) {
+    for (const std::string* id : seen) {
+      if (*id == request.id()) return;
+    }
+    seen.push_back(&request.id());
+    const RequestTiming& t = request.timing();
+    auto it = states_.find(request.id());
+    if (it == states_.end() || !t.last_token) return;
+    std::optional<double>& previous = it->second->last_token_time();
+    if (previous == t.last_token) return;  // nothing new this step
+    if (!previous) {
+      metrics_->OnFirstToken(*t.first_token - t.arrival);
+      counts.num_prompt_tokens += request.num_prompt_tokens();
+      counts.num_cached_prompt_tokens += request.num_cached_tokens();
+    } else {
+      metrics_->OnInterTokenLatency(*t.last_token - *previous);
+    }
+    previous = t.last_token;
+  };
+  for (const SequenceOutput& out : result.outputs) {
+    if (const Request* request = scheduler_->request(out.request_id)) record(*request);
+  }
+  for (const std::unique_ptr<Request>& request : result.finished_requests) record(*request);
+  for (const ScheduledSequence& e : plan.seqs) {  // beam rounds produce no SequenceOutput
+    if (const Request* request = scheduler_->request(e.request_id); request && request->params().use_beam_search) {
+      record(*request);
+    }
+  }
+  metrics_->OnIteration(counts);
+  metrics_->SetSchedulerState(after.num_running_requests, after.num_waiting_requests, after.kv_cache_usage);
+}
+
 void EngineCore::Step() {
+  const SchedulerStats before = scheduler_->stats();
   const StepPlan plan = scheduler_->Schedule();
   ++num_steps_;
   const std::vector<std::vector<int32_t>> sampled =
@@ -271,6 +351,7 @@ void EngineCore::Step() {
       }
     }
   }
+  RecordStep(plan, result, before);
   for (const std::unique_ptr<Request>& request : result.finished_requests) FinishRequest(*request);
   for (const std::string& id : touched) {
     auto it = states_.find(id);

@@ -15,6 +15,7 @@
 #include "pagoda/engine/request_state.h"
 #include "pagoda/engine/engine_stats.h"
 #include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/metrics/engine_metrics.h"
 #include "pagoda/model/model.h"
 #include "pagoda/runner/kv_cache_arena.h"
 #include "pagoda/runner/model_runner.h"
@@ -40,6 +41,8 @@ class EngineCore {
   const EngineConfig& config() const { return config_; }
   const tokenizer::Tokenizer& tokenizer() const { return *tokenizer_; }
   const ModelConfig& model_config() const { return model_->config(); }
+  // The model's Jinja chat template (GGUF tokenizer.chat_template), if it has one.
+  const std::optional<std::string>& chat_template() const { return chat_template_; }
   int64_t num_kv_blocks() const { return arena_->num_blocks(); }
   // Seconds on the monotonic clock of request timings.
   static double Now();
@@ -60,13 +63,20 @@ class EngineCore {
   // Ids whose final output was published since the last call.
   std::vector<std::string> TakeFinishedIds();
   EngineStats Stats() const;
+  // Thread-safe: the server renders them while the engine records.
+  const metrics::EngineMetrics& metrics() const { return *metrics_; }
 
  private:
   EngineCore() = default;
   std::vector<std::vector<int32_t>> TokenizeBadWords(const std::vector<std::string>& words) const;
   // Runs the plan's chunks and samples: one token list per plan entry.
   std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
-  void FinishRequest(const Request& request);
+  // `by_client`: ended by Abort(), which the request metrics leave out as
+  // vLLM's do for client aborts.
+  void FinishRequest(const Request& request, bool by_client = false);
+  // Per-step metrics: prefix-cache lookups of the admitted, first tokens,
+  // inter-token latencies, iteration counts and the scheduler's gauges.
+  void RecordStep(const StepPlan& plan, const UpdateResult& result, const SchedulerStats& before);
   // Ends the round of every beam request whose beams all have candidates
   // now, adding the requests whose search is over to `result`.
   void EndBeamRounds(const StepPlan& plan, UpdateResult& result);
@@ -74,12 +84,14 @@ class EngineCore {
   EngineConfig config_;
   std::shared_ptr<const gguf::GgufFile> file_;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
+  std::optional<std::string> chat_template_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<KvCacheArena> arena_;
   std::unique_ptr<ThreadPool> pool_;
   std::unique_ptr<ModelRunner> runner_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Scheduler> scheduler_;
+  std::unique_ptr<metrics::EngineMetrics> metrics_;
   std::unordered_map<std::string, std::unique_ptr<RequestState>> states_;
   std::vector<std::string> finished_ids_;
   int64_t num_steps_ = 0;

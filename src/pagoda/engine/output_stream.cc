@@ -28,9 +28,22 @@ std::optional<RequestOutput> OutputStream::PopLocked() {
   return out;
 }
 
-void OutputStream::Push(RequestOutput output) {
+void OutputStream::SetListener(std::function<void()> on_ready) {
+  auto listener = std::make_shared<std::function<void()>>(std::move(on_ready));
+  bool waiting = false;
   {
     std::lock_guard lock(mu_);
+    listener_ = listener;
+    waiting = !queue_.empty();
+  }
+  if (waiting) (*listener)();
+}
+
+void OutputStream::Push(RequestOutput output) {
+  std::shared_ptr<std::function<void()>> listener;
+  {
+    std::lock_guard lock(mu_);
+    listener = listener_;
     PAGODA_CHECK_MSG(!finished_, "output pushed after the finished one");
     finished_ = output.finished;
     if (cumulative_ && !queue_.empty()) {
@@ -40,6 +53,7 @@ void OutputStream::Push(RequestOutput output) {
     }
   }
   ready_.notify_all();
+  if (listener) (*listener)();
 }
 
 }  // namespace pagoda

@@ -5,6 +5,8 @@
 
 #include <condition_variable>
 #include <deque>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
@@ -26,6 +28,10 @@ class OutputStream {
   std::optional<RequestOutput> TryNext();
   // True once the finished output was pushed (it may not be taken yet).
   bool finished() const;
+  // For consumers that must not block (the server's I/O threads): `on_ready`
+  // runs after every Push, on the engine thread, and once now if outputs
+  // are already waiting; it should only schedule a TryNext() elsewhere.
+  void SetListener(std::function<void()> on_ready);
 
   // Engine side. Cumulative outputs replace an untaken older one, since each
   // holds everything so far; deltas queue up, since each holds only its part.
@@ -39,6 +45,7 @@ class OutputStream {
   mutable std::mutex mu_;
   std::condition_variable ready_;
   std::deque<RequestOutput> queue_;
+  std::shared_ptr<std::function<void()>> listener_;  // copied out of the lock to call
   bool finished_ = false;  // the finished output was pushed
   bool drained_ = false;   // and taken
 };

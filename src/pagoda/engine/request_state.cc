@@ -219,4 +219,22 @@ void RequestState::Publish(const RequestTiming& timing, int64_t num_cached_token
   stream_->Push(std::move(out));
 }
 
+FinishReason RequestState::finish_reason() const {
+  const std::vector<int32_t> reported = Reported();
+  if (reported.empty() || !seqs_[reported[0]].finish_reason) return FinishReason::kAbort;
+  return *seqs_[reported[0]].finish_reason;
+}
+
+int64_t RequestState::num_generated_tokens() const {
+  int64_t n = 0;
+  for (const Seq& seq : seqs_) n += static_cast<int64_t>(seq.token_ids.size());
+  return n;
+}
+
+int64_t RequestState::max_generated_tokens() const {
+  int64_t n = 0;
+  for (const Seq& seq : seqs_) n = std::max(n, static_cast<int64_t>(seq.token_ids.size()));
+  return n;
+}
+
 }  // namespace pagoda

@@ -58,6 +58,13 @@ class RequestState {
   // request's completions become its best hypotheses.
   void Finish(const Request& request, double now);
   bool finished() const { return finished_; }
+  // After Finish(): the request's finish reason (its first completion's),
+  // and the tokens its completions generated, in all and at most in one.
+  FinishReason finish_reason() const;
+  int64_t num_generated_tokens() const;
+  int64_t max_generated_tokens() const;
+  // When the metrics last saw a token of this request (unset before the first).
+  std::optional<double>& last_token_time() { return last_token_time_; }
 
   // Publishes what changed since the last call to the stream, as the output
   // kind asks; `timing` and `num_cached_tokens` are the request's now.
@@ -103,6 +110,7 @@ class RequestState {
   bool prompt_logprobs_sent_ = false;
   bool finished_ = false;
   std::optional<double> finished_time_;
+  std::optional<double> last_token_time_;
 };
 
 }  // namespace pagoda
