@@ -5,7 +5,7 @@ JOBS ?= 2
 PROMPT ?= Write a haiku about paged memory.
 PAGODA = $(BUILD_DIR)/src/pagoda/apps/pagoda
 
-.PHONY: setup build generate test test-unit test-python test-sanitize fuzz bench clean
+.PHONY: setup build serve generate test test-unit test-python test-sanitize fuzz bench clean
 
 setup:
 	@scripts/setup.sh
@@ -14,12 +14,16 @@ build: setup
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python >/dev/null
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
 
+serve: build
+	@$(PAGODA) serve $(SERVE_ARGS)
+
 generate: build
 	@$(PAGODA) generate --prompt "$(PROMPT)"
 
 test: build
 	@ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure
 	@PAGODA_BIN=$(PAGODA) PAGODA_PYTHON_DIR=$(BUILD_DIR)/python .venv/bin/python -m pytest -q tests/python
+	@PAGODA_BIN=$(PAGODA) .venv/bin/python -m pytest -q tests/e2e
 
 test-sanitize: setup
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGODA_SANITIZE=ON >/dev/null

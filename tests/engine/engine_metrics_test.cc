@@ -58,6 +58,9 @@ TEST(EngineMetricsTest, ClientAbortsAreLeftOutOfTheRequestMetrics) {
   const std::string text = engine->metrics().Render();
   EXPECT_EQ(Sample(text, "vllm:e2e_request_latency_seconds_count"), 0);
   EXPECT_GT(Sample(text, "vllm:generation_tokens_total"), 0);
+  // The engine went idle after the abort; the gauges still show it.
+  EXPECT_EQ(Sample(text, "vllm:kv_cache_usage_perc"), 0);
+  EXPECT_EQ(Sample(text, "vllm:num_requests_running"), 0);
 }
 
 }  // namespace

@@ -17,5 +17,6 @@ void RegisterTokenize(CLI::App& app, Command& command);
 void RegisterGenerate(CLI::App& app, Command& command);
 void RegisterPerplexity(CLI::App& app, Command& command);
 void RegisterBench(CLI::App& app, Command& command);
+void RegisterServe(CLI::App& app, Command& command);
 
 }  // namespace pagoda::apps

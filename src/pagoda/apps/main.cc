@@ -15,6 +15,7 @@ int main(int argc, char** argv) {
   pagoda::apps::RegisterGenerate(app, command);
   pagoda::apps::RegisterPerplexity(app, command);
   pagoda::apps::RegisterBench(app, command);
+  pagoda::apps::RegisterServe(app, command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -200,7 +200,12 @@ void EngineCore::FinishRequest(const Request& request, bool by_client) {
 }
 
 void EngineCore::Abort(const std::string& request_id) {
-  if (std::unique_ptr<Request> request = scheduler_->AbortRequest(request_id)) FinishRequest(*request, /*by_client=*/true);
+  std::unique_ptr<Request> request = scheduler_->AbortRequest(request_id);
+  if (!request) return;
+  FinishRequest(*request, /*by_client=*/true);
+  // The engine may go idle without another step: the gauges must show the freed blocks now.
+  const SchedulerStats stats = scheduler_->stats();
+  metrics_->SetSchedulerState(stats.num_running_requests, stats.num_waiting_requests, stats.kv_cache_usage);
 }
 
 void EngineCore::AbortAll() {

@@ -1,0 +1,203 @@
+// `pagoda serve`: the OpenAI-compatible server, with vLLM's flag names and
+// defaults. The HTTP server starts first, answering 503 while the model
+// loads; SIGINT or SIGTERM stops it gracefully: no new connections, in-flight
+// requests get a grace period to finish, the rest are aborted, exit 0.
+#include <chrono>
+#include <csignal>
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+
+#include <fmt/format.h>
+#include <spdlog/spdlog.h>
+
+#include "pagoda/apps/commands.h"
+#include "pagoda/apps/kv_cache_size.h"
+#include "pagoda/apps/model_files.h"
+#include "pagoda/engine/engine.h"
+#include "pagoda/engine/memory_size.h"
+#include "pagoda/server/openai_server.h"
+
+namespace pagoda::apps {
+namespace {
+
+struct ServeArgs {
+  std::string model;
+  std::string host = "127.0.0.1";
+  int port = 8000;
+  std::vector<std::string> served_model_names;
+  std::string api_key;
+  std::optional<int64_t> max_model_len;
+  int max_num_seqs = EngineConfig{}.max_num_seqs;
+  int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;
+  std::string kv_cache_memory;
+  int block_size = EngineConfig{}.block_size;
+  bool enable_prefix_caching = true;
+  std::string chat_template;
+  std::string generation_config = "auto";
+  std::optional<int64_t> seed;
+  int max_logprobs = 20;
+  std::string scheduling_policy = "fcfs";
+  int threads = 0;
+  std::string kv_cache_dtype = "f16";
+  double shutdown_timeout = 10;
+  double log_stats_interval = 10;
+};
+
+double SteadySeconds() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+StatusOr<std::string> ReadFile(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return NotFoundError(fmt::format("cannot read {}", path));
+  std::ostringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+// vLLM names a model after its argument; for the default model, the file's
+// name up to its first dot ("SmolLM2-135M-Instruct").
+std::string DefaultModelName(const std::string& given, const std::string& resolved) {
+  if (!given.empty()) return given;
+  std::string name = resolved.substr(resolved.find_last_of('/') + 1);
+  return name.substr(0, name.find('.'));
+}
+
+StatusOr<EngineConfig> MakeEngineConfig(const ServeArgs& args) {
+  EngineConfig config;
+  config.model = ResolveModelPath(args.model);
+  config.max_model_len = args.max_model_len;
+  config.max_num_seqs = args.max_num_seqs;
+  config.max_num_batched_tokens = args.max_num_batched_tokens;
+  config.block_size = args.block_size;
+  config.enable_prefix_caching = args.enable_prefix_caching;
+  config.seed = args.seed;
+  config.threads = args.threads;
+  if (!args.kv_cache_memory.empty()) {
+    PAGODA_ASSIGN_OR_RETURN(config.kv_cache_memory, ParseMemorySize(args.kv_cache_memory));
+  }
+  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
+  if (args.scheduling_policy == "priority") {
+    config.scheduling_policy = SchedulingPolicy::kPriority;
+  } else if (args.scheduling_policy != "fcfs") {
+    return InvalidArgumentError("--scheduling-policy must be fcfs or priority");
+  }
+  return config;
+}
+
+// Waits for SIGINT or SIGTERM, calling `tick` every interval meanwhile.
+void WaitForStopSignal(const sigset_t& signals, double interval, const std::function<void()>& tick) {
+  const timespec timeout{static_cast<time_t>(interval), static_cast<long>((interval - static_cast<time_t>(interval)) * 1e9)};
+  while (true) {
+    const int signal = sigtimedwait(&signals, nullptr, &timeout);
+    if (signal == SIGINT || signal == SIGTERM) {
+      spdlog::info("received {}, shutting down", signal == SIGINT ? "SIGINT" : "SIGTERM");
+      return;
+    }
+    tick();
+  }
+}
+
+Status Serve(const ServeArgs& args) {
+  // Every thread started from here on inherits the blocked signals, so only
+  // sigtimedwait below receives them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  std::signal(SIGPIPE, SIG_IGN);
+
+  PAGODA_ASSIGN_OR_RETURN(EngineConfig engine_config, MakeEngineConfig(args));
+  if (args.generation_config != "auto" && args.generation_config != "vllm") {
+    return InvalidArgumentError("--generation-config must be auto or vllm");
+  }
+  if (args.port < 0 || args.port > 65535) return InvalidArgumentError("--port must be in [0, 65535]");
+
+  server::ApiOptions api_options;
+  api_options.served_model_names = args.served_model_names;
+  if (api_options.served_model_names.empty()) {
+    api_options.served_model_names.push_back(DefaultModelName(args.model, engine_config.model));
+  }
+  if (!args.api_key.empty()) {
+    api_options.api_key = args.api_key;
+  } else if (const char* key = std::getenv("PAGODA_API_KEY"); key != nullptr && *key != '\0') {
+    api_options.api_key = key;
+  }
+  if (!args.chat_template.empty()) {
+    PAGODA_ASSIGN_OR_RETURN(api_options.chat_template, ReadFile(args.chat_template));
+  }
+  api_options.max_logprobs = args.max_logprobs;
+  const std::string served_name = api_options.served_model_names.front();
+  auto api = std::make_shared<server::OpenAiApi>(std::move(api_options));
+
+  http::ServerConfig http_config;
+  http_config.host = args.host;
+  http_config.port = static_cast<uint16_t>(args.port);
+  http_config.make_error = &server::OpenAiApi::MakeError;
+  PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<http::Server> http_server,
+                          http::Server::Start(http_config, [api](http::Request request,
+                                                                 std::shared_ptr<http::Responder> responder) {
+                            api->Handle(std::move(request), std::move(responder));
+                          }));
+  spdlog::info("listening on http://{}:{} (503 until the model is loaded)", args.host, http_server->port());
+
+  engine_config.served_model_name = served_name;
+  PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(engine_config));
+  PAGODA_RETURN_IF_ERROR(api->SetEngine(engine.get()));
+  spdlog::info("serving {} as '{}' on http://{}:{}", engine_config.model, served_name, args.host, http_server->port());
+
+  // vLLM's periodic stats line, at debug level while idle.
+  metrics::StatsLogLine stats_line(SteadySeconds(), engine->metrics().LogTotals());
+  WaitForStopSignal(signals, args.log_stats_interval, [&] {
+    const metrics::StatsLogEntry entry = stats_line.Next(SteadySeconds(), engine->metrics().LogTotals());
+    if (entry.idle) {
+      spdlog::debug("{}", entry.line);
+    } else {
+      spdlog::info("{}", entry.line);
+    }
+  });
+  http_server->Stop(std::chrono::milliseconds(static_cast<int64_t>(args.shutdown_timeout * 1000)));
+  engine.reset();  // aborts whatever is still running
+  spdlog::info("shut down");
+  return Status::Ok();
+}
+
+}  // namespace
+
+void RegisterServe(CLI::App& app, Command& command) {
+  auto args = std::make_shared<ServeArgs>();
+  auto* sub = app.add_subcommand("serve", "OpenAI-compatible server, as vllm serve");
+  sub->add_option("model", args->model, "GGUF model file (default: $PAGODA_MODEL or the default model)");
+  sub->add_option("--host", args->host, "Address to listen on")->capture_default_str();
+  sub->add_option("--port", args->port, "Port to listen on")->capture_default_str();
+  sub->add_option("--served-model-name", args->served_model_names,
+                  "Model names clients may use (default: the model argument); the first is reported");
+  sub->add_option("--api-key", args->api_key, "Require this key on /v1/* (default: $PAGODA_API_KEY)");
+  sub->add_option("--max-model-len", args->max_model_len, "Prompt plus output per sequence (default: the model's)");
+  sub->add_option("--max-num-seqs", args->max_num_seqs, "Sequences running at once")->capture_default_str();
+  sub->add_option("--max-num-batched-tokens", args->max_num_batched_tokens, "Tokens computed per step")
+      ->capture_default_str();
+  sub->add_option("--kv-cache-memory", args->kv_cache_memory, "KV cache size, e.g. 2GiB (default: 4GiB)");
+  sub->add_option("--block-size", args->block_size, "Tokens per KV block")->capture_default_str();
+  sub->add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", args->enable_prefix_caching,
+                "Reuse KV blocks of shared prompt prefixes (default: on)");
+  sub->add_option("--chat-template", args->chat_template, "Jinja chat template file (default: the model's)");
+  sub->add_option("--generation-config", args->generation_config,
+                  "auto: the model's default sampling values (GGUF has none), vllm: vLLM's")
+      ->capture_default_str();
+  sub->add_option("--seed", args->seed, "Seeds the requests that bring no seed");
+  sub->add_option("--max-logprobs", args->max_logprobs, "Most logprobs a request may ask for")->capture_default_str();
+  sub->add_option("--scheduling-policy", args->scheduling_policy, "fcfs or priority")->capture_default_str();
+  sub->add_option("--threads", args->threads, "Compute threads (default: one per physical core)");
+  sub->add_option("--kv-cache-dtype", args->kv_cache_dtype, "f16 or f32")->capture_default_str();
+  sub->add_option("--shutdown-timeout", args->shutdown_timeout,
+                  "Seconds in-flight requests get to finish on SIGINT/SIGTERM")
+      ->capture_default_str();
+  sub->add_option("--log-stats-interval", args->log_stats_interval, "Seconds between stats log lines")
+      ->capture_default_str();
+  sub->callback([&command, args] { command = [args] { return Serve(*args); }; });
+}
+
+}  // namespace pagoda::apps

@@ -1,0 +1,43 @@
+#include "pagoda/server/api_error.h"
+
+#include <nlohmann/json.hpp>
+
+namespace pagoda::server {
+
+const char* ErrorTypeName(int status) {
+  switch (status) {
+    case 400: return "BadRequestError";
+    case 401: return "AuthenticationError";
+    case 404: return "NotFoundError";
+    case 405: return "MethodNotAllowedError";
+    case 408: return "RequestTimeoutError";
+    case 413: return "RequestEntityTooLargeError";
+    case 429: return "RateLimitError";
+    case 431: return "RequestHeaderFieldsTooLargeError";
+    case 503: return "ServiceUnavailableError";
+    default: return status >= 500 ? "InternalServerError" : "BadRequestError";
+  }
+}
+
+std::string ErrorJson(const ApiError& error) {
+  nlohmann::json body = {{"error",
+                          {{"message", error.message},
+                           {"type", ErrorTypeName(error.status)},
+                           {"param", error.param ? nlohmann::json(*error.param) : nlohmann::json(nullptr)},
+                           {"code", error.status}}}};
+  return body.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace);
+}
+
+ApiError FromStatus(const Status& status) {
+  switch (status.code()) {
+    case StatusCode::kInvalidArgument:
+    case StatusCode::kResourceExhausted:
+    case StatusCode::kOutOfRange:
+    case StatusCode::kUnimplemented:
+      return BadRequest(status.message());
+    default:
+      return ApiError{500, status.message(), std::nullopt};
+  }
+}
+
+}  // namespace pagoda::server

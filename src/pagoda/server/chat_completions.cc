@@ -1,0 +1,151 @@
+#include "pagoda/server/chat_completions.h"
+
+#include "pagoda/server/chat_prompt.h"
+#include "pagoda/server/generation_job.h"
+#include "pagoda/server/logprobs_json.h"
+#include "pagoda/server/responses.h"
+#include "pagoda/server/stream_options.h"
+
+namespace pagoda::server {
+namespace {
+
+class ChatJob {
+ public:
+  ChatJob(const ServingContext& ctx, int64_t num_prompt_tokens, const SamplingParams& params, bool stream,
+          StreamOptions stream_options, std::shared_ptr<http::Responder> responder)
+      : id_(NewRequestId("chatcmpl")),
+        created_(UnixSeconds()),
+        model_(ctx.model_name),
+        num_prompt_tokens_(num_prompt_tokens),
+        logprobs_(params.logprobs),
+        stream_(stream),
+        stream_options_(stream_options),
+        responder_(std::move(responder)),
+        role_sent_(static_cast<size_t>(params.n), false) {}
+
+  const std::string& id() const { return id_; }
+
+  void OnOutput(const RequestOutput& out) {
+    if (!stream_) {
+      if (out.finished) final_ = out;
+      return;
+    }
+    for (const CompletionOutput& c : out.outputs) {
+      num_completion_tokens_ += static_cast<int64_t>(c.token_ids.size());
+      const size_t index = static_cast<size_t>(c.index);
+      // Each choice opens with the assistant's role, as OpenAI streams it.
+      if (index < role_sent_.size() && !role_sent_[index]) {
+        role_sent_[index] = true;
+        WriteChunk({{"index", index},
+                    {"delta", {{"role", "assistant"}, {"content", ""}}},
+                    {"logprobs", nullptr},
+                    {"finish_reason", nullptr}});
+      }
+      if (c.text.empty() && c.token_ids.empty() && !c.finish_reason) continue;
+      nlohmann::json delta = nlohmann::json::object();
+      if (!c.text.empty() || !c.finish_reason) delta["content"] = c.text;
+      nlohmann::json choice = {{"index", index},
+                               {"delta", std::move(delta)},
+                               {"logprobs", Logprobs(c)},
+                               {"finish_reason", FinishReasonJson(c.finish_reason)}};
+      if (c.finish_reason) choice["stop_reason"] = StopReasonJson(c.stop_reason);
+      WriteChunk(std::move(choice));
+    }
+  }
+
+  void OnDone() {
+    if (!stream_) {
+      nlohmann::json body = Envelope("chat.completion");
+      body["choices"] = nlohmann::json::array();
+      for (const CompletionOutput& c : final_.outputs) {
+        num_completion_tokens_ += static_cast<int64_t>(c.token_ids.size());
+        body["choices"].push_back({{"index", c.index},
+                                   {"message", {{"role", "assistant"}, {"content", c.text}, {"tool_calls", nlohmann::json::array()}}},
+                                   {"logprobs", Logprobs(c)},
+                                   {"finish_reason", FinishReasonJson(c.finish_reason)},
+                                   {"stop_reason", StopReasonJson(c.stop_reason)}});
+      }
+      body["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+      body["prompt_logprobs"] = nullptr;
+      responder_->Send(JsonResponse(200, body));
+      return;
+    }
+    if (stream_options_.include_usage) {
+      nlohmann::json chunk = Envelope("chat.completion.chunk");
+      chunk["choices"] = nlohmann::json::array();
+      chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+      responder_->Write(SseEvent(chunk));
+    }
+    responder_->Write(std::string(kSseDone));
+    responder_->End();
+  }
+
+ private:
+  nlohmann::json Envelope(const char* object) const {
+    return {{"id", id_}, {"object", object}, {"created", created_}, {"model", model_}};
+  }
+
+  void WriteChunk(nlohmann::json choice) {
+    nlohmann::json chunk = Envelope("chat.completion.chunk");
+    chunk["choices"] = nlohmann::json::array({std::move(choice)});
+    if (stream_options_.include_usage && stream_options_.continuous_usage_stats) {
+      chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+    }
+    responder_->Write(SseEvent(chunk));
+  }
+
+  nlohmann::json Logprobs(const CompletionOutput& c) const {
+    if (!logprobs_ || !c.logprobs) return nullptr;
+    return ChatLogprobs(*c.logprobs, *logprobs_);
+  }
+
+  const std::string id_;
+  const int64_t created_;
+  const std::string model_;
+  const int64_t num_prompt_tokens_;
+  const std::optional<int32_t> logprobs_;
+  const bool stream_;
+  const StreamOptions stream_options_;
+  const std::shared_ptr<http::Responder> responder_;
+  std::vector<bool> role_sent_;
+  RequestOutput final_;
+  int64_t num_completion_tokens_ = 0;
+};
+
+}  // namespace
+
+void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
+                          const nlohmann::ordered_json& ordered_body, const std::shared_ptr<http::Responder>& responder) {
+  FieldReader r(body);
+  if (ctx.chat_template == nullptr) {
+    return responder->Send(ErrorResponse(BadRequest(
+        "the model has no chat template; start the server with --chat-template FILE to use chat completions")));
+  }
+  const bool stream = r.Bool("stream").value_or(false);
+  const std::optional<StreamOptions> stream_options = ReadStreamOptions(r, stream);
+  // The template adds the special tokens it wants.
+  const bool add_special_tokens = r.Bool("add_special_tokens").value_or(false);
+  std::optional<SamplingRequest> sampling =
+      ReadSamplingRequest(r, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
+  std::optional<std::string> prompt;
+  if (r.ok()) prompt = RenderChatPrompt(r, ordered_body, *ctx.chat_template, ctx.engine->tokenizer());
+  if (!r.ok()) return responder->Send(ErrorResponse(*r.error()));
+
+  std::vector<int32_t> token_ids = ctx.engine->tokenizer().Encode(
+      *prompt, tokenizer::EncodeOptions{.add_special = add_special_tokens, .parse_special = true});
+  if (token_ids.empty()) return responder->Send(ErrorResponse(BadRequest("the rendered prompt is empty", "messages")));
+  if (std::optional<ApiError> e = FitToContext(*sampling, static_cast<int64_t>(token_ids.size()), ctx.limits)) {
+    return responder->Send(ErrorResponse(*e));
+  }
+  auto job = std::make_shared<ChatJob>(ctx, static_cast<int64_t>(token_ids.size()), sampling->params, stream,
+                                       *stream_options, responder);
+  StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
+      *ctx.engine, job->id(), {std::move(token_ids)}, {sampling->params}, sampling->priority,
+      [job](size_t, const RequestOutput& out) { job->OnOutput(out); }, [job] { job->OnDone(); });
+  if (!generation.ok()) return responder->Send(ErrorResponse(FromStatus(generation.status())));
+  if (stream) responder->StartStream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
+  (*generation)->Listen();
+  responder->OnClientGone([g = *generation] { g->Abort(); });
+}
+
+}  // namespace pagoda::server

@@ -1,0 +1,119 @@
+#include "pagoda/server/chat_prompt.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+#include "pagoda/chat_template/apply_chat_template.h"
+
+namespace pagoda::server {
+namespace {
+
+constexpr std::array<std::string_view, 5> kRoles = {"system", "user", "assistant", "tool", "developer"};
+
+// String content, or a list of text parts joined by newlines (vLLM's
+// "string" content format); as in vLLM, missing content (an assistant turn
+// of tool calls) is an empty string.
+std::optional<nlohmann::ordered_json> ReadContent(FieldReader& r, const nlohmann::ordered_json& content, size_t i) {
+  if (content.is_null()) return "";
+  if (content.is_string()) return content;
+  const std::string field = fmt::format("messages[{}].content", i);
+  if (!content.is_array()) {
+    r.Fail(field, fmt::format("'{}' must be a string or a list of content parts", field));
+    return std::nullopt;
+  }
+  std::string text;
+  for (const nlohmann::ordered_json& part : content) {
+    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string()) {
+      r.Fail(field, fmt::format("'{}' may only hold text parts ({{\"type\": \"text\", \"text\": ...}})", field));
+      return std::nullopt;
+    }
+    if (!text.empty()) text += '\n';
+    text += part["text"].get<std::string>();
+  }
+  return text;
+}
+
+// Tool calls as OpenAI sends them carry their arguments as a JSON string;
+// templates index into them, so vLLM parses them into objects.
+nlohmann::ordered_json ParseToolCalls(const nlohmann::ordered_json& calls) {
+  nlohmann::ordered_json out = calls;
+  for (nlohmann::ordered_json& call : out) {
+    if (!call.is_object() || !call.contains("function")) continue;
+    nlohmann::ordered_json& function = call["function"];
+    if (function.is_object() && function.contains("arguments") && function["arguments"].is_string()) {
+      nlohmann::ordered_json parsed =
+          nlohmann::ordered_json::parse(function["arguments"].get<std::string>(), nullptr, false);
+      if (!parsed.is_discarded()) function["arguments"] = std::move(parsed);
+    }
+  }
+  return out;
+}
+
+// `messages`: a non-empty array.
+std::optional<nlohmann::ordered_json> ReadMessages(FieldReader& r, const nlohmann::ordered_json& messages) {
+  nlohmann::ordered_json out = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < messages.size(); ++i) {
+    const nlohmann::ordered_json& m = messages[i];
+    const std::string field = fmt::format("messages[{}]", i);
+    if (!m.is_object() || !m.contains("role") || !m["role"].is_string()) {
+      r.Fail(field, fmt::format("'{}' must be an object with a string 'role'", field));
+      return std::nullopt;
+    }
+    const std::string role = m["role"].get<std::string>();
+    if (std::find(kRoles.begin(), kRoles.end(), role) == kRoles.end()) {
+      r.Fail(field + ".role", fmt::format("'{}.role' must be one of system, user, assistant, tool, developer; got '{}'",
+                                          field, role));
+      return std::nullopt;
+    }
+    nlohmann::ordered_json message = m;  // other fields (name, tool_call_id, ...) pass through
+    std::optional<nlohmann::ordered_json> content = ReadContent(r, m.value("content", nlohmann::ordered_json()), i);
+    if (!content) return std::nullopt;
+    message["content"] = std::move(*content);
+    if (m.contains("tool_calls") && m["tool_calls"].is_array()) message["tool_calls"] = ParseToolCalls(m["tool_calls"]);
+    out.push_back(std::move(message));
+  }
+  return out;
+}
+
+std::string TokenText(const tokenizer::Tokenizer& tokenizer, std::optional<int32_t> id) {
+  return id && tokenizer.IsValidId(*id) ? tokenizer.TokenText(*id) : "";
+}
+
+}  // namespace
+
+std::optional<std::string> RenderChatPrompt(FieldReader& r, const nlohmann::ordered_json& ordered_body,
+                                            const chat_template::ChatTemplate& chat_template,
+                                            const tokenizer::Tokenizer& tokenizer) {
+  std::optional<nlohmann::ordered_json> messages;
+  if (!r.Raw("messages").is_array() || r.Raw("messages").empty()) {
+    r.Fail("messages", "'messages' must be a non-empty list");
+  } else {
+    messages = ReadMessages(r, ordered_body.at("messages"));
+  }
+  chat_template::ChatTemplateInputs inputs;
+  inputs.add_generation_prompt = r.Bool("add_generation_prompt").value_or(true);
+  inputs.continue_final_message = r.Bool("continue_final_message").value_or(false);
+  if (r.Has("tools") && !r.Raw("tools").is_array()) r.Fail("tools", "'tools' must be a list");
+  if (r.Has("chat_template_kwargs") && !r.Raw("chat_template_kwargs").is_object()) {
+    r.Fail("chat_template_kwargs", "'chat_template_kwargs' must be an object");
+  }
+  if (inputs.add_generation_prompt && inputs.continue_final_message) {
+    r.Fail("continue_final_message", "Cannot set both 'continue_final_message' and 'add_generation_prompt' to true");
+  }
+  if (!r.ok()) return std::nullopt;
+
+  inputs.messages = std::move(*messages);
+  if (r.Has("tools")) inputs.tools = ordered_body.at("tools");
+  if (r.Has("chat_template_kwargs")) inputs.kwargs = ordered_body.at("chat_template_kwargs");
+  inputs.special_tokens = {{"bos_token", TokenText(tokenizer, tokenizer.bos_id())},
+                           {"eos_token", TokenText(tokenizer, tokenizer.eos_id())}};
+  StatusOr<std::string> rendered = chat_template::ApplyChatTemplate(chat_template, inputs);
+  if (!rendered.ok()) {
+    r.Fail("messages", fmt::format("the chat template failed: {}", rendered.status().message()));
+    return std::nullopt;
+  }
+  return std::move(*rendered);
+}
+
+}  // namespace pagoda::server

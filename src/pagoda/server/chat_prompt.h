@@ -1,0 +1,26 @@
+// A chat request's messages rendered into the prompt text with the model's
+// chat template, as vLLM renders them: text parts joined, tool call
+// arguments given to the template as objects, bos/eos tokens and the
+// client's chat_template_kwargs as globals, and continue_final_message
+// cutting the text after the last message, as transformers does.
+#pragma once
+
+#include <optional>
+#include <string>
+
+#include "pagoda/chat_template/chat_template.h"
+#include "pagoda/server/field_reader.h"
+#include "pagoda/tokenizer/tokenizer.h"
+
+namespace pagoda::server {
+
+// Reads messages, tools, add_generation_prompt, continue_final_message and
+// chat_template_kwargs from the request and renders them; errors (bad
+// messages, template errors) are recorded in `r`. `ordered_body` is the
+// same request parsed keeping key order, which templates show (tojson of a
+// tool schema) as Python keeps it.
+std::optional<std::string> RenderChatPrompt(FieldReader& r, const nlohmann::ordered_json& ordered_body,
+                                            const chat_template::ChatTemplate& chat_template,
+                                            const tokenizer::Tokenizer& tokenizer);
+
+}  // namespace pagoda::server

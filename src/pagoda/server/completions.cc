@@ -1,0 +1,182 @@
+#include "pagoda/server/completions.h"
+
+#include <mutex>
+
+#include "pagoda/server/generation_job.h"
+#include "pagoda/server/logprobs_json.h"
+#include "pagoda/server/prompt_input.h"
+#include "pagoda/server/responses.h"
+#include "pagoda/server/stream_options.h"
+
+namespace pagoda::server {
+namespace {
+
+// One choice's running state: what was sent, for echo, offsets and usage.
+struct ChoiceState {
+  bool started = false;
+  size_t text_offset = 0;
+  int64_t num_tokens = 0;
+};
+
+// The state of one completions request while it runs.
+class CompletionsJob {
+ public:
+  CompletionsJob(const ServingContext& ctx, std::vector<PromptInput> prompts, const SamplingParams& params, bool echo,
+                 bool stream, StreamOptions stream_options, std::shared_ptr<http::Responder> responder)
+      : id_(NewRequestId("cmpl")),
+        created_(UnixSeconds()),
+        model_(ctx.model_name),
+        tokenizer_(ctx.engine->tokenizer()),
+        prompts_(std::move(prompts)),
+        n_(params.n),
+        logprobs_(params.logprobs),
+        echo_(echo),
+        stream_(stream),
+        stream_options_(stream_options),
+        responder_(std::move(responder)),
+        choices_(prompts_.size() * static_cast<size_t>(n_)),
+        finals_(prompts_.size()) {
+    for (const PromptInput& p : prompts_) num_prompt_tokens_ += static_cast<int64_t>(p.token_ids.size());
+  }
+
+  const std::string& id() const { return id_; }
+  const std::vector<PromptInput>& prompts() const { return prompts_; }
+
+  void OnOutput(size_t prompt_index, const RequestOutput& out) {
+    if (!stream_) {
+      if (out.finished) finals_[prompt_index] = out;
+      return;
+    }
+    for (const CompletionOutput& c : out.outputs) {
+      const size_t index = prompt_index * n_ + c.index;
+      nlohmann::json choice = Choice(prompt_index, index, c, out);
+      nlohmann::json chunk = Envelope();
+      chunk["choices"] = nlohmann::json::array({std::move(choice)});
+      if (stream_options_.include_usage && stream_options_.continuous_usage_stats) {
+        chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+      }
+      responder_->Write(SseEvent(chunk));
+    }
+  }
+
+  void OnDone() {
+    if (!stream_) {
+      nlohmann::json body = Envelope();
+      body["choices"] = nlohmann::json::array();
+      for (size_t k = 0; k < finals_.size(); ++k) {
+        for (const CompletionOutput& c : finals_[k].outputs) {
+          body["choices"].push_back(Choice(k, k * n_ + c.index, c, finals_[k]));
+        }
+      }
+      body["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+      responder_->Send(JsonResponse(200, body));
+      return;
+    }
+    if (stream_options_.include_usage) {
+      nlohmann::json chunk = Envelope();
+      chunk["choices"] = nlohmann::json::array();
+      chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+      responder_->Write(SseEvent(chunk));
+    }
+    responder_->Write(std::string(kSseDone));
+    responder_->End();
+  }
+
+ private:
+  nlohmann::json Envelope() const {
+    return {{"id", id_}, {"object", "text_completion"}, {"created", created_}, {"model", model_}};
+  }
+
+  // The choice for `c` (all of it, or its delta when streaming).
+  nlohmann::json Choice(size_t prompt_index, size_t index, const CompletionOutput& c, const RequestOutput& out) {
+    ChoiceState& state = choices_[index];
+    std::string text;
+    nlohmann::json logprobs;
+    if (echo_ && !state.started) {
+      const PromptInput& prompt = prompts_[prompt_index];
+      text = prompt.text;
+      if (logprobs_ && out.prompt_logprobs) {
+        const StatusOr<std::string_view> first = tokenizer_.TokenToPiece(prompt.token_ids.front());
+        AppendCompletionLogprobs(logprobs, *out.prompt_logprobs, first.ok() ? std::string(*first) : "",
+                                 state.text_offset);
+      } else {
+        state.text_offset += text.size();
+      }
+    }
+    state.started = true;
+    text += c.text;
+    if (logprobs_ && c.logprobs) {
+      std::vector<std::optional<PositionLogprobs>> positions(c.logprobs->begin(), c.logprobs->end());
+      AppendCompletionLogprobs(logprobs, positions, "", state.text_offset);
+    }
+    state.num_tokens += static_cast<int64_t>(c.token_ids.size());
+    num_completion_tokens_ += static_cast<int64_t>(c.token_ids.size());
+    return {{"index", index},
+            {"text", std::move(text)},
+            {"logprobs", std::move(logprobs)},
+            {"finish_reason", FinishReasonJson(c.finish_reason)},
+            {"stop_reason", StopReasonJson(c.stop_reason)},
+            {"prompt_logprobs", nullptr}};
+  }
+
+  const std::string id_;
+  const int64_t created_;
+  const std::string model_;
+  const tokenizer::Tokenizer& tokenizer_;
+  const std::vector<PromptInput> prompts_;
+  const size_t n_;
+  const std::optional<int32_t> logprobs_;
+  const bool echo_;
+  const bool stream_;
+  const StreamOptions stream_options_;
+  const std::shared_ptr<http::Responder> responder_;
+  std::vector<ChoiceState> choices_;
+  std::vector<RequestOutput> finals_;
+  int64_t num_prompt_tokens_ = 0;
+  int64_t num_completion_tokens_ = 0;
+};
+
+}  // namespace
+
+void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
+                      const std::shared_ptr<http::Responder>& responder) {
+  FieldReader r(body);
+  const bool stream = r.Bool("stream").value_or(false);
+  const std::optional<StreamOptions> stream_options = ReadStreamOptions(r, stream);
+  const bool echo = r.Bool("echo").value_or(false);
+  const bool add_special_tokens = r.Bool("add_special_tokens").value_or(true);
+  if (r.Has("suffix")) r.Fail("suffix", "'suffix' is not supported");
+  std::optional<SamplingRequest> sampling =
+      ReadSamplingRequest(r, Endpoint::kCompletions, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
+  std::optional<std::vector<PromptInput>> prompts;
+  if (r.ok()) prompts = ReadPrompts(r, ctx.engine->tokenizer(), add_special_tokens);
+  if (!r.ok()) return responder->Send(ErrorResponse(*r.error()));
+
+  // Echoed logprobs cover the prompt too.
+  if (echo && sampling->params.logprobs) {
+    sampling->params.prompt_logprobs = std::max(sampling->params.prompt_logprobs.value_or(0), *sampling->params.logprobs);
+  }
+  std::vector<SamplingParams> params;
+  std::vector<std::vector<int32_t>> token_ids;
+  for (const PromptInput& p : *prompts) {
+    SamplingRequest per_prompt = *sampling;
+    if (std::optional<ApiError> e = FitToContext(per_prompt, static_cast<int64_t>(p.token_ids.size()), ctx.limits)) {
+      e->param = "prompt";
+      return responder->Send(ErrorResponse(*e));
+    }
+    params.push_back(per_prompt.params);
+    token_ids.push_back(p.token_ids);
+  }
+
+  auto job = std::make_shared<CompletionsJob>(ctx, std::move(*prompts), sampling->params, echo, stream,
+                                              *stream_options, responder);
+  StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
+      *ctx.engine, job->id(), std::move(token_ids), params, sampling->priority,
+      [job](size_t k, const RequestOutput& out) { job->OnOutput(k, out); }, [job] { job->OnDone(); });
+  if (!generation.ok()) return responder->Send(ErrorResponse(FromStatus(generation.status())));
+  if (stream) responder->StartStream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
+  (*generation)->Listen();
+  responder->OnClientGone([g = *generation] { g->Abort(); });
+}
+
+}  // namespace pagoda::server

@@ -1,0 +1,54 @@
+#include "pagoda/server/generation_job.h"
+
+#include <fmt/format.h>
+
+namespace pagoda::server {
+
+StatusOr<std::shared_ptr<GenerationJob>> GenerationJob::Start(Engine& engine, const std::string& id,
+                                                               std::vector<std::vector<int32_t>> prompts,
+                                                               const std::vector<SamplingParams>& params,
+                                                               int32_t priority,
+                                                               OnOutput on_output, OnDone on_done) {
+  auto job = std::shared_ptr<GenerationJob>(new GenerationJob(engine, std::move(on_output), std::move(on_done)));
+  for (size_t k = 0; k < prompts.size(); ++k) {
+    std::string request_id = prompts.size() == 1 ? id : fmt::format("{}-{}", id, k);
+    StatusOr<std::shared_ptr<OutputStream>> stream =
+        engine.AddRequest(request_id, std::move(prompts[k]), params.at(k), priority);
+    if (!stream.ok()) {
+      for (const std::string& added : job->ids_) engine.Abort(added);
+      return stream.status();
+    }
+    job->ids_.push_back(std::move(request_id));
+    job->streams_.push_back(std::move(*stream));
+  }
+  return job;
+}
+
+void GenerationJob::Listen() {
+  // Each listener holds the job until its stream's final output (Drain drops it).
+  std::shared_ptr<GenerationJob> self = shared_from_this();
+  for (size_t k = 0; k < streams_.size(); ++k) {
+    streams_[k]->SetListener([self, k] { self->Drain(k); });
+  }
+}
+
+void GenerationJob::Drain(size_t prompt_index) {
+  std::lock_guard lock(mu_);
+  OutputStream& stream = *streams_[prompt_index];
+  while (std::optional<RequestOutput> out = stream.TryNext()) {
+    on_output_(prompt_index, *out);
+    if (!out->finished) continue;
+    // The listener holds the job: dropping it ends the cycle stream -> job.
+    stream.SetListener([] {});
+    if (++num_finished_ == streams_.size()) on_done_();
+  }
+}
+
+void GenerationJob::Abort() {
+  std::lock_guard lock(mu_);
+  for (size_t k = 0; k < ids_.size(); ++k) {
+    if (!streams_[k]->finished()) engine_.Abort(ids_[k]);
+  }
+}
+
+}  // namespace pagoda::server

@@ -1,0 +1,66 @@
+#include "pagoda/server/logprobs_json.h"
+
+#include <algorithm>
+
+namespace pagoda::server {
+namespace {
+
+// JSON has no -inf; OpenAI and vLLM report masked tokens as -9999.
+double Finite(float logprob) { return std::max(static_cast<double>(logprob), -9999.0); }
+
+nlohmann::json Bytes(const std::string& text) {
+  nlohmann::json bytes = nlohmann::json::array();
+  for (unsigned char c : text) bytes.push_back(static_cast<int>(c));
+  return bytes;
+}
+
+}  // namespace
+
+void AppendCompletionLogprobs(nlohmann::json& logprobs, std::span<const std::optional<PositionLogprobs>> positions,
+                              const std::string& unset_token_text, size_t& text_offset) {
+  if (logprobs.is_null()) {
+    logprobs = {{"text_offset", nlohmann::json::array()},
+                {"token_logprobs", nlohmann::json::array()},
+                {"tokens", nlohmann::json::array()},
+                {"top_logprobs", nlohmann::json::array()}};
+  }
+  for (const std::optional<PositionLogprobs>& position : positions) {
+    const std::string& token = position ? position->front().decoded_token : unset_token_text;
+    logprobs["text_offset"].push_back(text_offset);
+    logprobs["tokens"].push_back(token);
+    text_offset += token.size();
+    if (!position) {
+      logprobs["token_logprobs"].push_back(nullptr);
+      logprobs["top_logprobs"].push_back(nullptr);
+      continue;
+    }
+    logprobs["token_logprobs"].push_back(Finite(position->front().logprob));
+    // The chosen token and the top N, as vLLM's dict has them.
+    nlohmann::json top = nlohmann::json::object();
+    for (const Logprob& entry : *position) top[entry.decoded_token] = Finite(entry.logprob);
+    logprobs["top_logprobs"].push_back(std::move(top));
+  }
+}
+
+nlohmann::json ChatLogprobs(std::span<const PositionLogprobs> positions, int32_t num_top) {
+  nlohmann::json content = nlohmann::json::array();
+  for (const PositionLogprobs& position : positions) {
+    const Logprob& chosen = position.front();
+    std::vector<const Logprob*> by_rank;
+    for (const Logprob& entry : position) by_rank.push_back(&entry);
+    std::stable_sort(by_rank.begin(), by_rank.end(), [](const Logprob* a, const Logprob* b) { return a->rank < b->rank; });
+    nlohmann::json top = nlohmann::json::array();
+    for (size_t i = 0; i < by_rank.size() && static_cast<int32_t>(i) < num_top; ++i) {
+      top.push_back({{"token", by_rank[i]->decoded_token},
+                     {"logprob", Finite(by_rank[i]->logprob)},
+                     {"bytes", Bytes(by_rank[i]->decoded_token)}});
+    }
+    content.push_back({{"token", chosen.decoded_token},
+                       {"logprob", Finite(chosen.logprob)},
+                       {"bytes", Bytes(chosen.decoded_token)},
+                       {"top_logprobs", std::move(top)}});
+  }
+  return {{"content", std::move(content)}};
+}
+
+}  // namespace pagoda::server

@@ -1,0 +1,21 @@
+// What an endpoint needs to serve a request: the engine, the name the
+// responses carry, the limits requests are checked against, and the chat
+// template.
+#pragma once
+
+#include <string>
+
+#include "pagoda/chat_template/chat_template.h"
+#include "pagoda/engine/engine.h"
+#include "pagoda/server/sampling_request.h"
+
+namespace pagoda::server {
+
+struct ServingContext {
+  Engine* engine = nullptr;
+  std::string model_name;
+  ServingLimits limits;
+  const chat_template::ChatTemplate* chat_template = nullptr;  // null: the model has none
+};
+
+}  // namespace pagoda::server

@@ -1,0 +1,41 @@
+#include "pagoda/server/logprobs_json.h"
+
+#include <gtest/gtest.h>
+
+namespace pagoda::server {
+namespace {
+
+TEST(LogprobsJsonTest, CompletionsShapeWithAnUnsetFirstPosition) {
+  const std::vector<std::optional<PositionLogprobs>> positions = {
+      std::nullopt,
+      PositionLogprobs{{7, -0.5f, 2, "lo"}, {8, -0.1f, 1, "hi"}},
+      PositionLogprobs{{9, -std::numeric_limits<float>::infinity(), 40, "x"}},
+  };
+  nlohmann::json out;
+  size_t offset = 3;
+  AppendCompletionLogprobs(out, positions, "Hey", offset);
+  EXPECT_EQ(out["tokens"], nlohmann::json({"Hey", "lo", "x"}));
+  EXPECT_EQ(out["text_offset"], nlohmann::json({3, 6, 8}));
+  EXPECT_EQ(offset, 9u);
+  EXPECT_TRUE(out["token_logprobs"][0].is_null());
+  EXPECT_DOUBLE_EQ(out["token_logprobs"][1].get<double>(), -0.5);
+  EXPECT_DOUBLE_EQ(out["token_logprobs"][2].get<double>(), -9999.0);  // JSON has no -inf
+  EXPECT_EQ(out["top_logprobs"][1].size(), 2u);
+  EXPECT_FLOAT_EQ(out["top_logprobs"][1]["hi"].get<double>(), -0.1f);
+}
+
+TEST(LogprobsJsonTest, ChatShapeListsTheTopByRank) {
+  // The sampled token (rank 3) first, then the top two.
+  const std::vector<PositionLogprobs> positions = {
+      PositionLogprobs{{5, -2.0f, 3, "c"}, {6, -0.2f, 1, "a"}, {7, -0.9f, 2, "\xc3\xa9"}}};
+  const nlohmann::json out = ChatLogprobs(positions, 2);
+  const nlohmann::json& entry = out["content"][0];
+  EXPECT_EQ(entry["token"], "c");
+  EXPECT_EQ(entry["bytes"], nlohmann::json({99}));
+  ASSERT_EQ(entry["top_logprobs"].size(), 2u);
+  EXPECT_EQ(entry["top_logprobs"][0]["token"], "a");
+  EXPECT_EQ(entry["top_logprobs"][1]["bytes"], nlohmann::json({0xc3, 0xa9}));
+}
+
+}  // namespace
+}  // namespace pagoda::server
