@@ -88,6 +88,17 @@ def test_logprobs_and_echo(server, client):
         assert top[tok] == max(top.values()) and 3 <= len(top) <= 4
 
 
+def test_prompt_logprobs_score_every_prompt_token(server, client):
+    r = client.completions.create(model=MODEL_NAME, prompt=PROMPT, max_tokens=2, temperature=0,
+                                  extra_body={"prompt_logprobs": 1})
+    scored = r.choices[0].prompt_logprobs
+    ids = tokenize(server, PROMPT)
+    assert len(scored) == len(ids) and scored[0] is None
+    for token_id, entry in zip(ids[1:], scored[1:]):
+        actual = entry[str(token_id)]  # the prompt's own token, plus the top 1
+        assert actual["logprob"] <= 0 and actual["rank"] >= 1 and 1 <= len(entry) <= 2
+
+
 def test_max_tokens_and_token_id_prompts(server, client):
     ids = tokenize(server, PROMPT)
     r = client.completions.create(model=MODEL_NAME, prompt=ids, max_tokens=3, temperature=0, extra_body={"ignore_eos": True})

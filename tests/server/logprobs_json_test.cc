@@ -37,5 +37,16 @@ TEST(LogprobsJsonTest, ChatShapeListsTheTopByRank) {
   EXPECT_EQ(entry["top_logprobs"][1]["bytes"], nlohmann::json({0xc3, 0xa9}));
 }
 
+TEST(LogprobsJsonTest, PromptLogprobsAreVllmsDictsByTokenId) {
+  const std::vector<std::optional<PositionLogprobs>> positions = {
+      std::nullopt, PositionLogprobs{{7, -0.5f, 2, "lo"}, {8, -0.25f, 1, "hi"}}};
+  const nlohmann::json out = PromptLogprobsJson(positions);
+  ASSERT_EQ(out.size(), 2u);
+  EXPECT_TRUE(out[0].is_null());
+  EXPECT_EQ(out[1]["7"]["rank"], 2);
+  EXPECT_EQ(out[1]["7"]["decoded_token"], "lo");
+  EXPECT_DOUBLE_EQ(out[1]["8"]["logprob"].get<double>(), -0.25);
+}
+
 }  // namespace
 }  // namespace pagoda::server

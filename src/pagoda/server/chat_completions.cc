@@ -66,7 +66,7 @@ class ChatJob {
                                    {"stop_reason", StopReasonJson(c.stop_reason)}});
       }
       body["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
-      body["prompt_logprobs"] = nullptr;
+      body["prompt_logprobs"] = final_.prompt_logprobs ? PromptLogprobsJson(*final_.prompt_logprobs) : nullptr;
       responder_->Send(JsonResponse(200, body));
       return;
     }

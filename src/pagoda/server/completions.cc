@@ -22,7 +22,8 @@ struct ChoiceState {
 class CompletionsJob {
  public:
   CompletionsJob(const ServingContext& ctx, std::vector<PromptInput> prompts, const SamplingParams& params, bool echo,
-                 bool stream, StreamOptions stream_options, std::shared_ptr<http::Responder> responder)
+                 bool prompt_logprobs, bool stream, StreamOptions stream_options,
+                 std::shared_ptr<http::Responder> responder)
       : id_(NewRequestId("cmpl")),
         created_(UnixSeconds()),
         model_(ctx.model_name),
@@ -31,6 +32,7 @@ class CompletionsJob {
         n_(params.n),
         logprobs_(params.logprobs),
         echo_(echo),
+        prompt_logprobs_(prompt_logprobs),
         stream_(stream),
         stream_options_(stream_options),
         responder_(std::move(responder)),
@@ -92,6 +94,10 @@ class CompletionsJob {
     ChoiceState& state = choices_[index];
     std::string text;
     nlohmann::json logprobs;
+    nlohmann::json prompt_logprobs;
+    if (prompt_logprobs_ && !state.started && out.prompt_logprobs) {
+      prompt_logprobs = PromptLogprobsJson(*out.prompt_logprobs);
+    }
     if (echo_ && !state.started) {
       const PromptInput& prompt = prompts_[prompt_index];
       text = prompt.text;
@@ -116,7 +122,7 @@ class CompletionsJob {
             {"logprobs", std::move(logprobs)},
             {"finish_reason", FinishReasonJson(c.finish_reason)},
             {"stop_reason", StopReasonJson(c.stop_reason)},
-            {"prompt_logprobs", nullptr}};
+            {"prompt_logprobs", std::move(prompt_logprobs)}};
   }
 
   const std::string id_;
@@ -127,6 +133,7 @@ class CompletionsJob {
   const size_t n_;
   const std::optional<int32_t> logprobs_;
   const bool echo_;
+  const bool prompt_logprobs_;  // the client asked for them (echo may compute them too)
   const bool stream_;
   const StreamOptions stream_options_;
   const std::shared_ptr<http::Responder> responder_;
@@ -153,6 +160,7 @@ void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
   if (!r.ok()) return responder->Send(ErrorResponse(*r.error()));
 
   // Echoed logprobs cover the prompt too.
+  const bool prompt_logprobs = sampling->params.prompt_logprobs.has_value();
   if (echo && sampling->params.logprobs) {
     sampling->params.prompt_logprobs = std::max(sampling->params.prompt_logprobs.value_or(0), *sampling->params.logprobs);
   }
@@ -168,8 +176,8 @@ void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
     token_ids.push_back(p.token_ids);
   }
 
-  auto job = std::make_shared<CompletionsJob>(ctx, std::move(*prompts), sampling->params, echo, stream,
-                                              *stream_options, responder);
+  auto job = std::make_shared<CompletionsJob>(ctx, std::move(*prompts), sampling->params, echo, prompt_logprobs,
+                                              stream, *stream_options, responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), std::move(token_ids), params, sampling->priority,
       [job](size_t k, const RequestOutput& out) { job->OnOutput(k, out); }, [job] { job->OnDone(); });

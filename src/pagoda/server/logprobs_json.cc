@@ -42,6 +42,23 @@ void AppendCompletionLogprobs(nlohmann::json& logprobs, std::span<const std::opt
   }
 }
 
+nlohmann::json PromptLogprobsJson(std::span<const std::optional<PositionLogprobs>> positions) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const std::optional<PositionLogprobs>& position : positions) {
+    if (!position) {
+      out.push_back(nullptr);
+      continue;
+    }
+    nlohmann::json entry = nlohmann::json::object();
+    for (const Logprob& l : *position) {
+      entry[std::to_string(l.token_id)] = {
+          {"logprob", Finite(l.logprob)}, {"rank", l.rank}, {"decoded_token", l.decoded_token}};
+    }
+    out.push_back(std::move(entry));
+  }
+  return out;
+}
+
 nlohmann::json ChatLogprobs(std::span<const PositionLogprobs> positions, int32_t num_top) {
   nlohmann::json content = nlohmann::json::array();
   for (const PositionLogprobs& position : positions) {

@@ -21,6 +21,10 @@ namespace pagoda::server {
 void AppendCompletionLogprobs(nlohmann::json& logprobs, std::span<const std::optional<PositionLogprobs>> positions,
                               const std::string& unset_token_text, size_t& text_offset);
 
+// vLLM's prompt_logprobs: per prompt position null (the first) or
+// {"token id": {"logprob", "rank", "decoded_token"}}.
+nlohmann::json PromptLogprobsJson(std::span<const std::optional<PositionLogprobs>> positions);
+
 // Chat's {"content": [...]} for positions, each with its `num_top` most
 // likely tokens.
 nlohmann::json ChatLogprobs(std::span<const PositionLogprobs> positions, int32_t num_top);
