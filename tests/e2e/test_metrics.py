@@ -1,6 +1,8 @@
 """/metrics in Prometheus' text format under vLLM's names, parsed with
 prometheus_client, moving as requests complete."""
 
+import time
+
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -59,3 +61,13 @@ def test_counters_and_histograms_move_with_requests(server, client):
     # The second request's prompt was cached by the first (all full blocks but the last).
     assert value(after, "vllm:prefix_cache_hits", "_total") >= value(before, "vllm:prefix_cache_hits", "_total")
     assert value(after, "vllm:num_requests_running") == 0
+
+
+def test_periodic_stats_line(server, client):
+    # The session server logs every 2 s; after traffic the line is at info level.
+    client.completions.create(model=MODEL_NAME, prompt="Hello there", max_tokens=4, temperature=0)
+    deadline = time.time() + 15
+    while time.time() < deadline and "Avg prompt throughput" not in server.log():
+        time.sleep(0.2)
+    line = next(l for l in server.log().splitlines() if "Avg prompt throughput" in l)
+    assert "Avg generation throughput" in line and "Running:" in line and "KV cache usage" in line
