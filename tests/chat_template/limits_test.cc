@@ -20,11 +20,18 @@ std::string Repeat(const std::string& s, int n) {
   return out;
 }
 
-// Runs `fn` on a thread with a small stack, as a server's worker might have.
+// Runs `fn` on a thread with a small stack, as a server's worker might have:
+// 1 MiB, or under AddressSanitizer, whose redzones make every frame several
+// times larger, the 8 MiB a thread gets by default.
 void OnSmallStack(std::function<void()> fn) {
+#if defined(__SANITIZE_ADDRESS__)
+  constexpr size_t kStackBytes = size_t{8} << 20;
+#else
+  constexpr size_t kStackBytes = size_t{1} << 20;
+#endif
   pthread_attr_t attr;
   pthread_attr_init(&attr);
-  pthread_attr_setstacksize(&attr, size_t{1} << 20);
+  pthread_attr_setstacksize(&attr, kStackBytes);
   pthread_t thread;
   auto trampoline = [](void* arg) -> void* {
     (*static_cast<std::function<void()>*>(arg))();
