@@ -48,6 +48,9 @@ def test_malformed_json_and_wrong_body_type(server, client):
     assert r.status_code == 400
     r = httpx.post(server.url + "/v1/chat/completions", json={"messages": [{"role": "wizard", "content": "x"}]})
     assert r.status_code == 400 and "role" in error_of(r)["message"]
+    for content in ([{"type": 5}], [{"type": "image_url", "image_url": {"url": "x"}}], 7):
+        r = httpx.post(server.url + "/v1/chat/completions", json={"messages": [{"role": "user", "content": content}]})
+        assert r.status_code == 400 and error_of(r)["param"] == "messages[0].content"
     healthy(server, client)
 
 

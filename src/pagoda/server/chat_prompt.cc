@@ -24,7 +24,9 @@ std::optional<nlohmann::ordered_json> ReadContent(FieldReader& r, const nlohmann
   }
   std::string text;
   for (const nlohmann::ordered_json& part : content) {
-    if (!part.is_object() || part.value("type", "") != "text" || !part.contains("text") || !part["text"].is_string()) {
+    const bool text_part = part.is_object() && part.contains("type") && part["type"] == "text" &&
+                           part.contains("text") && part["text"].is_string();
+    if (!text_part) {
       r.Fail(field, fmt::format("'{}' may only hold text parts ({{\"type\": \"text\", \"text\": ...}})", field));
       return std::nullopt;
     }
