@@ -11,7 +11,7 @@
 
 #include "pagoda/apps/commands.h"
 #include "pagoda/engine/engine.h"
-#include "pagoda/engine/memory_size.h"
+#include "pagoda/apps/engine_args.h"
 
 namespace pagoda::apps {
 namespace {
@@ -25,12 +25,7 @@ struct ThroughputArgs {
   std::string dataset;                      // JSON Lines of {"prompt": ...}
   int shared_prefix_len = 0;
   bool ignore_eos = true;
-  bool enable_prefix_caching = true;
-  std::string kv_cache_memory;
-  std::optional<int64_t> max_model_len;
-  int max_num_seqs = EngineConfig{}.max_num_seqs;
-  int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;
-  int threads = 0;
+  EngineArgs engine;
   int64_t seed = 0;
   std::string output_json;
 };
@@ -91,17 +86,8 @@ StatusOr<std::vector<Prompt>> SyntheticPrompts(const ThroughputArgs& args, const
 Status Throughput(const ThroughputArgs& args, bool ignore_eos_given) {
   if (args.num_prompts < 1) return InvalidArgumentError("--num-prompts must be at least 1");
   if (args.output_len < 1) return InvalidArgumentError("--output-len must be at least 1");
-  EngineConfig config;
-  config.model = args.model;
-  config.max_model_len = args.max_model_len;
-  config.max_num_seqs = args.max_num_seqs;
-  config.max_num_batched_tokens = args.max_num_batched_tokens;
-  config.enable_prefix_caching = args.enable_prefix_caching;
-  config.threads = args.threads;
+  PAGODA_ASSIGN_OR_RETURN(EngineConfig config, MakeEngineConfig(args.model, args.engine));
   config.seed = args.seed;
-  if (!args.kv_cache_memory.empty()) {
-    PAGODA_ASSIGN_OR_RETURN(config.kv_cache_memory, ParseMemorySize(args.kv_cache_memory));
-  }
   PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(config));
 
   const bool synthetic = args.dataset.empty();
@@ -203,14 +189,7 @@ void RegisterBench(CLI::App& app, Command& command) {
       ->capture_default_str();
   auto* ignore_eos = sub->add_flag("--ignore-eos,!--no-ignore-eos", args->ignore_eos,
                                    "Generate --output-len tokens even past EOS (default: on for synthetic prompts)");
-  sub->add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", args->enable_prefix_caching,
-                "Reuse KV blocks of shared prompt prefixes (default: on)");
-  sub->add_option("--kv-cache-memory", args->kv_cache_memory, "KV cache size, e.g. 2GiB (default: 4GiB)");
-  sub->add_option("--max-model-len", args->max_model_len, "Prompt plus output per sequence (default: the model's)");
-  sub->add_option("--max-num-seqs", args->max_num_seqs, "Sequences running at once")->capture_default_str();
-  sub->add_option("--max-num-batched-tokens", args->max_num_batched_tokens, "Tokens computed per step")
-      ->capture_default_str();
-  sub->add_option("--threads", args->threads, "Compute threads (default: one per physical core)");
+  AddEngineOptions(*sub, args->engine);
   sub->add_option("--seed", args->seed, "Seeds the synthetic prompts and the sampling")->capture_default_str();
   sub->add_option("--output-json", args->output_json, "Write the results and the configuration here");
   sub->callback([&command, args, ignore_eos] {

@@ -12,10 +12,8 @@
 #include <spdlog/spdlog.h>
 
 #include "pagoda/apps/commands.h"
-#include "pagoda/apps/kv_cache_size.h"
-#include "pagoda/apps/model_files.h"
+#include "pagoda/apps/engine_args.h"
 #include "pagoda/engine/engine.h"
-#include "pagoda/engine/memory_size.h"
 #include "pagoda/server/openai_server.h"
 
 namespace pagoda::apps {
@@ -27,19 +25,11 @@ struct ServeArgs {
   int port = 8000;
   std::vector<std::string> served_model_names;
   std::string api_key;
-  std::optional<int64_t> max_model_len;
-  int max_num_seqs = EngineConfig{}.max_num_seqs;
-  int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;
-  std::string kv_cache_memory;
-  int block_size = EngineConfig{}.block_size;
-  bool enable_prefix_caching = true;
+  EngineArgs engine;
   std::string chat_template;
   std::string generation_config = "auto";
   std::optional<int64_t> seed;
   int max_logprobs = 20;
-  std::string scheduling_policy = "fcfs";
-  int threads = 0;
-  std::string kv_cache_dtype = "f16";
   double shutdown_timeout = 10;
   double log_stats_interval = 10;
 };
@@ -62,28 +52,6 @@ std::string DefaultModelName(const std::string& given, const std::string& resolv
   if (!given.empty()) return given;
   std::string name = resolved.substr(resolved.find_last_of('/') + 1);
   return name.substr(0, name.find('.'));
-}
-
-StatusOr<EngineConfig> MakeEngineConfig(const ServeArgs& args) {
-  EngineConfig config;
-  config.model = ResolveModelPath(args.model);
-  config.max_model_len = args.max_model_len;
-  config.max_num_seqs = args.max_num_seqs;
-  config.max_num_batched_tokens = args.max_num_batched_tokens;
-  config.block_size = args.block_size;
-  config.enable_prefix_caching = args.enable_prefix_caching;
-  config.seed = args.seed;
-  config.threads = args.threads;
-  if (!args.kv_cache_memory.empty()) {
-    PAGODA_ASSIGN_OR_RETURN(config.kv_cache_memory, ParseMemorySize(args.kv_cache_memory));
-  }
-  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
-  if (args.scheduling_policy == "priority") {
-    config.scheduling_policy = SchedulingPolicy::kPriority;
-  } else if (args.scheduling_policy != "fcfs") {
-    return InvalidArgumentError("--scheduling-policy must be fcfs or priority");
-  }
-  return config;
 }
 
 // Waits for SIGINT or SIGTERM, calling `tick` every interval meanwhile.
@@ -109,7 +77,8 @@ Status Serve(const ServeArgs& args) {
   pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   std::signal(SIGPIPE, SIG_IGN);
 
-  PAGODA_ASSIGN_OR_RETURN(EngineConfig engine_config, MakeEngineConfig(args));
+  PAGODA_ASSIGN_OR_RETURN(EngineConfig engine_config, MakeEngineConfig(args.model, args.engine));
+  engine_config.seed = args.seed;
   if (args.generation_config != "auto" && args.generation_config != "vllm") {
     return InvalidArgumentError("--generation-config must be auto or vllm");
   }
@@ -175,23 +144,13 @@ void RegisterServe(CLI::App& app, Command& command) {
   sub->add_option("--served-model-name", args->served_model_names,
                   "Model names clients may use (default: the model argument); the first is reported");
   sub->add_option("--api-key", args->api_key, "Require this key on /v1/* (default: $PAGODA_API_KEY)");
-  sub->add_option("--max-model-len", args->max_model_len, "Prompt plus output per sequence (default: the model's)");
-  sub->add_option("--max-num-seqs", args->max_num_seqs, "Sequences running at once")->capture_default_str();
-  sub->add_option("--max-num-batched-tokens", args->max_num_batched_tokens, "Tokens computed per step")
-      ->capture_default_str();
-  sub->add_option("--kv-cache-memory", args->kv_cache_memory, "KV cache size, e.g. 2GiB (default: 4GiB)");
-  sub->add_option("--block-size", args->block_size, "Tokens per KV block")->capture_default_str();
-  sub->add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", args->enable_prefix_caching,
-                "Reuse KV blocks of shared prompt prefixes (default: on)");
+  AddEngineOptions(*sub, args->engine);
   sub->add_option("--chat-template", args->chat_template, "Jinja chat template file (default: the model's)");
   sub->add_option("--generation-config", args->generation_config,
                   "auto: the model's default sampling values (GGUF has none), vllm: vLLM's")
       ->capture_default_str();
   sub->add_option("--seed", args->seed, "Seeds the requests that bring no seed");
   sub->add_option("--max-logprobs", args->max_logprobs, "Most logprobs a request may ask for")->capture_default_str();
-  sub->add_option("--scheduling-policy", args->scheduling_policy, "fcfs or priority")->capture_default_str();
-  sub->add_option("--threads", args->threads, "Compute threads (default: one per physical core)");
-  sub->add_option("--kv-cache-dtype", args->kv_cache_dtype, "f16 or f32")->capture_default_str();
   sub->add_option("--shutdown-timeout", args->shutdown_timeout,
                   "Seconds in-flight requests get to finish on SIGINT/SIGTERM")
       ->capture_default_str();

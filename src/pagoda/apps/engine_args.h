@@ -1,0 +1,34 @@
+// The engine's command-line flags, with vLLM's names, shared by the
+// subcommands that build an Engine (`serve`, `bench throughput`).
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "pagoda/base/status.h"
+#include "pagoda/engine/engine_config.h"
+
+namespace pagoda::apps {
+
+struct EngineArgs {
+  std::optional<int64_t> max_model_len;
+  int max_num_seqs = EngineConfig{}.max_num_seqs;
+  int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;
+  int block_size = EngineConfig{}.block_size;
+  std::string kv_cache_memory;
+  bool enable_prefix_caching = true;
+  std::string scheduling_policy = "fcfs";
+  std::string kv_cache_dtype = "f16";
+  int threads = 0;
+};
+
+void AddEngineOptions(CLI::App& sub, EngineArgs& args);
+
+// The configuration for `model` (empty: $PAGODA_MODEL or the default model),
+// or an error naming the bad flag.
+StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineArgs& args);
+
+}  // namespace pagoda::apps
