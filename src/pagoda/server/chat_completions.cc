@@ -142,10 +142,7 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), {std::move(token_ids)}, {sampling->params}, sampling->priority,
       [job](size_t, const RequestOutput& out) { job->OnOutput(out); }, [job] { job->OnDone(); });
-  if (!generation.ok()) return responder->Send(ErrorResponse(FromStatus(generation.status())));
-  if (stream) responder->StartStream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
-  (*generation)->Listen();
-  responder->OnClientGone([g = *generation] { g->Abort(); });
+  ConnectToClient(generation, stream, responder);
 }
 
 }  // namespace pagoda::server

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pagoda/server/responses.h"
+
 namespace pagoda::server {
 
 StatusOr<std::shared_ptr<GenerationJob>> GenerationJob::Start(Engine& engine, const std::string& id,
@@ -49,6 +51,15 @@ void GenerationJob::Abort() {
   for (size_t k = 0; k < ids_.size(); ++k) {
     if (!streams_[k]->finished()) engine_.Abort(ids_[k]);
   }
+}
+
+void ConnectToClient(const StatusOr<std::shared_ptr<GenerationJob>>& job, bool stream,
+                     const std::shared_ptr<http::Responder>& responder) {
+  if (!job.ok()) return responder->Send(ErrorResponse(FromStatus(job.status())));
+  // Headers first: outputs may be written as soon as Listen() returns.
+  if (stream) responder->StartStream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
+  (*job)->Listen();
+  responder->OnClientGone([g = *job] { g->Abort(); });
 }
 
 }  // namespace pagoda::server

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pagoda/engine/engine.h"
+#include "pagoda/server/http/http_server.h"
 
 namespace pagoda::server {
 
@@ -50,5 +51,11 @@ class GenerationJob : public std::enable_shared_from_this<GenerationJob> {
   std::vector<std::shared_ptr<OutputStream>> streams_;
   size_t num_finished_ = 0;
 };
+
+// Connects a started job to its client: the engine's refusal as an error
+// response, else the stream opened (when streaming), the outputs started,
+// and the job aborted if the client goes away.
+void ConnectToClient(const StatusOr<std::shared_ptr<GenerationJob>>& job, bool stream,
+                     const std::shared_ptr<http::Responder>& responder);
 
 }  // namespace pagoda::server
