@@ -152,6 +152,14 @@ bool TestClient::WaitForClose() {
   }
 }
 
+void TestClient::FinishSending() { ::shutdown(fd_, SHUT_WR); }
+
+std::optional<ClientResponse> TestClient::ReadFinalResponse() {
+  std::optional<ClientResponse> response = ReadResponse();
+  while (response && response->status < 200) response = ReadResponse();
+  return response;
+}
+
 void TestClient::Abort() {
   linger reset{.l_onoff = 1, .l_linger = 0};
   ::setsockopt(fd_, SOL_SOCKET, SO_LINGER, &reset, sizeof(reset));

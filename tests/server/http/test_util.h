@@ -52,6 +52,10 @@ class TestClient {
   bool WaitForClose();
   // Closes the socket with a reset, as a client that goes away does.
   void Abort();
+  // Half-closes: the server reads EOF, but the client still reads.
+  void FinishSending();
+  // The next final (non-1xx) response, skipping interim ones.
+  std::optional<ClientResponse> ReadFinalResponse();
   const std::string& received() const { return buffer_; }
 
  private:

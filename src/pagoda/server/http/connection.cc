@@ -34,6 +34,9 @@ constexpr size_t kMaxInputWhileBusy = 64 * 1024;
 // destroy the response (a 413, say) before the client reads it.
 constexpr auto kLingerTime = std::chrono::seconds(2);
 constexpr size_t kMaxBuffersPerWrite = 64;
+// How often a client that half-closed is probed while its response is
+// pending, to notice if it has gone away.
+constexpr auto kProbeInterval = std::chrono::milliseconds(500);
 
 std::string_view View(boost::beast::string_view s) { return {s.data(), s.size()}; }
 
@@ -100,7 +103,7 @@ void Connection::ForceClose() { Close("server shutting down"); }
 // ---- Reading ----
 
 void Connection::Read() {
-  if (reading_ || phase_ == Phase::kClosed) return;
+  if (reading_ || phase_ == Phase::kClosed || peer_closed_) return;
   if (phase_ == Phase::kBusy && input_.size() >= kMaxInputWhileBusy) return;
   reading_ = true;
   socket_.async_read_some(asio::buffer(read_chunk_), [self = shared_from_this()](const error_code& ec, size_t n) {
@@ -118,6 +121,10 @@ void Connection::OnRead(const error_code& ec, size_t n) {
       if (!exchange_.active) Close("");
       return;
     }
+    if (phase_ == Phase::kBusy && ec == asio::error::eof && exchange_.version >= 11) {
+      OnPeerFinishedSending();
+      return;
+    }
     Close(phase_ == Phase::kBusy ? "client disconnected" : "");
     return;
   }
@@ -127,6 +134,23 @@ void Connection::OnRead(const error_code& ec, size_t n) {
     if (phase_ == Phase::kReading) Parse();
   }
   Read();
+}
+
+void Connection::OnPeerFinishedSending() {
+  // A client that half-closes after its request and one that went away
+  // send the same FIN. The response is still owed to the first; writing
+  // tells them apart, since a closed socket answers data with a reset and
+  // the next write fails. Streams write often enough; a response not yet
+  // started is probed with interim 100 responses, which HTTP/1.1 clients
+  // must accept before the final one.
+  peer_closed_ = true;
+  if (exchange_.progress == Progress::kNone) ProbePeer();
+}
+
+void Connection::ProbePeer() {
+  Queue(std::string(kContinue));
+  Flush();
+  ArmReadTimer(kProbeInterval);
 }
 
 void Connection::BeginRequest() {
@@ -187,6 +211,11 @@ void Connection::Dispatch() {
   exchange_.version = static_cast<int>(message.version());
   exchange_.keep_alive = message.keep_alive();
   exchange_.head_only = message.method() == beast_http::verb::head;
+  // RFC 9112, section 3.2.
+  if (exchange_.version >= 11 && message.count(beast_http::field::host) != 1) {
+    SendServerError(400, "an HTTP/1.1 request must carry exactly one Host header");
+    return;
+  }
   if (shutting_down_) {
     SendServerError(503, "the server is shutting down");
     return;
@@ -230,6 +259,8 @@ void Connection::OnReadTimeout() {
                                        server_->config.read_timeout.count()));
       break;
     case Phase::kBusy:
+      if (peer_closed_ && exchange_.progress == Progress::kNone) ProbePeer();
+      break;
     case Phase::kClosed:
       break;
   }
@@ -393,7 +424,8 @@ void Connection::FinishExchange() {
   if (exchange_.responder != nullptr) exchange_.responder->MarkComplete();
   const bool keep_alive = exchange_.keep_alive && !shutting_down_;
   exchange_ = Exchange{};
-  if (!keep_alive) {
+  // After a half-close only what was already sent can still be answered.
+  if (!keep_alive || (peer_closed_ && input_.size() == 0)) {
     StartClosing();
     return;
   }
@@ -401,6 +433,7 @@ void Connection::FinishExchange() {
   if (input_.size() > 0) {
     BeginRequest();  // pipelined
     Parse();
+    if (peer_closed_ && phase_ == Phase::kReading) Close("");  // the rest of it will never come
   } else {
     ArmReadTimer(server_->config.idle_timeout);
   }

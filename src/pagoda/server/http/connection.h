@@ -4,8 +4,8 @@
 // Responder's calls and the server's Stop are posted there.
 //
 // One read stays outstanding also while the handler works on a request, so
-// that a client that disconnects is noticed (EOF or reset) before its
-// response is written. Bytes read meanwhile (a pipelined next request) are
+// that a client that disconnects is noticed (a reset, or an EOF that probing
+// shows is not a half-close) before its response is written. Bytes read meanwhile (a pipelined next request) are
 // kept for later, up to a cap. Writes are queued and go out in order, one
 // async write at a time.
 #pragma once
@@ -98,6 +98,9 @@ class Connection : public std::enable_shared_from_this<Connection> {
   void Parse();
   void NoteRequestLine();  // for the access log of a request the server rejects
   void Dispatch();
+  // EOF while a response is pending: a half-close, or a client gone.
+  void OnPeerFinishedSending();
+  void ProbePeer();
   void HandlerFailed(const ConnectionResponder* from);
   void OnReadTimeout();
 
@@ -133,7 +136,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   Phase phase_ = Phase::kIdle;
   bool shutting_down_ = false;
-  bool peer_closed_ = false;  // EOF seen while closing
+  bool peer_closed_ = false;  // EOF seen: the client sends nothing more
 
   std::array<char, 16 * 1024> read_chunk_;  // the outstanding read's target
   boost::beast::flat_buffer input_;         // read but not yet parsed

@@ -19,7 +19,8 @@ namespace pagoda::http {
 struct ServerConfig {
   std::string host = "127.0.0.1";
   uint16_t port = 8000;  // 0 picks a free port
-  int io_threads = 1;
+  // Two, so that one busy io thread never holds up every connection.
+  int io_threads = 2;
   size_t max_body_bytes = size_t{32} << 20;    // larger bodies get 413
   size_t max_header_bytes = size_t{16} << 10;  // larger request heads get 431
   // A request's head and body must arrive within this of its first byte,
