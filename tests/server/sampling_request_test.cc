@@ -7,7 +7,7 @@
 namespace pagoda::server {
 namespace {
 
-const ServingLimits kLimits{.max_model_len = 100, .max_logprobs = 5};
+const ServingLimits kLimits{.max_model_len = 100, .vocab_size = 1000, .max_logprobs = 5};
 
 std::optional<SamplingRequest> Read(const nlohmann::json& body, Endpoint endpoint, std::optional<ApiError>* error) {
   FieldReader r(body);
@@ -77,6 +77,14 @@ TEST(SamplingRequestTest, ErrorsNameTheField) {
       {{{"top_logprobs", 2}}, Endpoint::kChat, "top_logprobs"},
       {{{"max_tokens", 0}}, Endpoint::kCompletions, "max_tokens"},
       {{{"stop_token_ids", {-1}}}, Endpoint::kCompletions, "stop_token_ids"},
+      // Ids at or past the vocabulary's size, and 64-bit ones that would
+      // truncate to a valid 32-bit id (4294967297 = 2^32 + 1).
+      {{{"stop_token_ids", {999, 1000}}}, Endpoint::kCompletions, "stop_token_ids"},
+      {{{"stop_token_ids", {4294967297}}}, Endpoint::kCompletions, "stop_token_ids"},
+      {{{"stop_token_ids", {18446744073709551615ull}}}, Endpoint::kCompletions, "stop_token_ids"},
+      {{{"allowed_token_ids", {1000}}}, Endpoint::kChat, "allowed_token_ids"},
+      {{{"logit_bias", {{"1000", 1}}}}, Endpoint::kCompletions, "logit_bias"},
+      {{{"logit_bias", {{"4294967297", 1}}}}, Endpoint::kChat, "logit_bias"},
   };
   for (const Case& c : cases) {
     std::optional<ApiError> error;

@@ -1,7 +1,8 @@
 // `pagoda serve`: the OpenAI-compatible server, with vLLM's flag names and
 // defaults. The HTTP server starts first, answering 503 while the model
-// loads; SIGINT or SIGTERM stops it gracefully: no new connections, in-flight
-// requests get a grace period to finish, the rest are aborted, exit 0.
+// loads; SIGINT or SIGTERM stops it gracefully: new requests get 503,
+// in-flight ones a grace period to finish, the rest end as aborted with
+// complete responses, exit 0.
 #include <chrono>
 #include <csignal>
 #include <cstdlib>
@@ -54,17 +55,57 @@ std::string DefaultModelName(const std::string& given, const std::string& resolv
   return name.substr(0, name.find('.'));
 }
 
+timespec ToTimespec(double seconds) {
+  return {static_cast<time_t>(seconds), static_cast<long>((seconds - static_cast<time_t>(seconds)) * 1e9)};
+}
+
+const char* SignalName(int signal) { return signal == SIGINT ? "SIGINT" : "SIGTERM"; }
+
 // Waits for SIGINT or SIGTERM, calling `tick` every interval meanwhile.
 void WaitForStopSignal(const sigset_t& signals, double interval, const std::function<void()>& tick) {
-  const timespec timeout{static_cast<time_t>(interval), static_cast<long>((interval - static_cast<time_t>(interval)) * 1e9)};
+  const timespec timeout = ToTimespec(interval);
   while (true) {
     const int signal = sigtimedwait(&signals, nullptr, &timeout);
     if (signal == SIGINT || signal == SIGTERM) {
-      spdlog::info("received {}, shutting down", signal == SIGINT ? "SIGINT" : "SIGTERM");
+      spdlog::info("received {}, shutting down", SignalName(signal));
       return;
     }
     tick();
   }
+}
+
+// Waits up to `seconds` for `idle`; false if the time ran out or another
+// SIGINT or SIGTERM came first.
+bool WaitUntilIdle(const sigset_t& signals, double seconds, const std::function<bool()>& idle) {
+  constexpr double kPollSeconds = 0.05;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+  const timespec poll = ToTimespec(kPollSeconds);
+  while (!idle()) {
+    if (std::chrono::steady_clock::now() >= deadline) return false;
+    const int signal = sigtimedwait(&signals, nullptr, &poll);
+    if (signal == SIGINT || signal == SIGTERM) {
+      spdlog::info("received {} again, ending the requests in flight now", SignalName(signal));
+      return false;
+    }
+  }
+  return true;
+}
+
+// SIGINT or SIGTERM came: new requests and /health get 503 (load balancers
+// see the drain) while those in flight get `timeout` seconds to finish;
+// then, or at a second signal, the rest end as aborted, each response
+// complete (streams with a final "abort" chunk and [DONE], others a 503).
+void Drain(server::OpenAiApi& api, http::Server& http_server, const sigset_t& signals, double timeout) {
+  // Time for the last chunks to reach the clients.
+  constexpr auto kFlushGrace = std::chrono::seconds(2);
+  api.BeginDrain();
+  spdlog::info("draining: {} requests in flight get up to {} s to finish", api.num_in_flight(), timeout);
+  if (!WaitUntilIdle(signals, timeout, [&] { return api.num_in_flight() == 0; })) {
+    spdlog::info("aborting {} requests still in flight", api.num_in_flight());
+  }
+  api.EndInFlight();
+  http_server.Stop(kFlushGrace);
+  api.StopWorkers();
 }
 
 Status Serve(const ServeArgs& args) {
@@ -83,6 +124,7 @@ Status Serve(const ServeArgs& args) {
     return InvalidArgumentError("--generation-config must be auto or vllm");
   }
   if (args.port < 0 || args.port > 65535) return InvalidArgumentError("--port must be in [0, 65535]");
+  if (!(args.shutdown_timeout >= 0)) return InvalidArgumentError("--shutdown-timeout must be at least 0");
 
   server::ApiOptions api_options;
   api_options.served_model_names = args.served_model_names;
@@ -127,8 +169,8 @@ Status Serve(const ServeArgs& args) {
       spdlog::info("{}", entry.line);
     }
   });
-  http_server->Stop(std::chrono::milliseconds(static_cast<int64_t>(args.shutdown_timeout * 1000)));
-  engine.reset();  // aborts whatever is still running
+  Drain(*api, *http_server, signals, args.shutdown_timeout);
+  engine.reset();  // aborts what the server ended
   spdlog::info("shut down");
   return Status::Ok();
 }
@@ -152,7 +194,7 @@ void RegisterServe(CLI::App& app, Command& command) {
   sub->add_option("--seed", args->seed, "Seeds the requests that bring no seed");
   sub->add_option("--max-logprobs", args->max_logprobs, "Most logprobs a request may ask for")->capture_default_str();
   sub->add_option("--shutdown-timeout", args->shutdown_timeout,
-                  "Seconds in-flight requests get to finish on SIGINT/SIGTERM")
+                  "Seconds in-flight requests get to finish on SIGINT/SIGTERM (a second signal ends them at once)")
       ->capture_default_str();
   sub->add_option("--log-stats-interval", args->log_stats_interval, "Seconds between stats log lines")
       ->capture_default_str();

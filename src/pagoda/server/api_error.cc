@@ -3,6 +3,12 @@
 #include <nlohmann/json.hpp>
 
 namespace pagoda::server {
+namespace {
+
+// A full waiting queue drains in about a step or two.
+constexpr int kRetryAfterSeconds = 1;
+
+}  // namespace
 
 const char* ErrorTypeName(int status) {
   switch (status) {
@@ -35,9 +41,13 @@ ApiError FromStatus(const Status& status) {
     case StatusCode::kOutOfRange:
     case StatusCode::kUnimplemented:
       return BadRequest(status.message());
+    case StatusCode::kUnavailable:
+      return ApiError{503, status.message(), std::nullopt, kRetryAfterSeconds};
     default:
-      return ApiError{500, status.message(), std::nullopt};
+      return ApiError{500, status.message(), std::nullopt, std::nullopt};
   }
 }
+
+ApiError ShutdownError() { return ApiError{503, "the server is shutting down", std::nullopt, std::nullopt}; }
 
 }  // namespace pagoda::server

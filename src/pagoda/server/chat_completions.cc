@@ -21,7 +21,8 @@ class ChatJob {
         stream_(stream),
         stream_options_(stream_options),
         responder_(std::move(responder)),
-        role_sent_(static_cast<size_t>(params.n), false) {}
+        role_sent_(static_cast<size_t>(params.n), false),
+        finished_(static_cast<size_t>(params.n), false) {}
 
   const std::string& id() const { return id_; }
 
@@ -48,7 +49,10 @@ class ChatJob {
                                {"delta", std::move(delta)},
                                {"logprobs", Logprobs(c)},
                                {"finish_reason", FinishReasonJson(c.finish_reason)}};
-      if (c.finish_reason) choice["stop_reason"] = StopReasonJson(c.stop_reason);
+      if (c.finish_reason) {
+        choice["stop_reason"] = StopReasonJson(c.stop_reason);
+        if (index < finished_.size()) finished_[index] = true;
+      }
       WriteChunk(std::move(choice));
     }
   }
@@ -70,6 +74,29 @@ class ChatJob {
       responder_->Send(JsonResponse(200, body));
       return;
     }
+    EndStream();
+  }
+
+  // The server is shutting down: every unfinished choice ends as aborted.
+  void OnShutdown() {
+    if (!stream_) return responder_->Send(ErrorResponse(ShutdownError()));
+    for (size_t index = 0; index < finished_.size(); ++index) {
+      if (finished_[index]) continue;
+      WriteChunk({{"index", index},
+                  {"delta", nlohmann::json::object()},
+                  {"logprobs", nullptr},
+                  {"finish_reason", FinishReasonJson(FinishReason::kAbort)},
+                  {"stop_reason", nullptr}});
+    }
+    EndStream();
+  }
+
+ private:
+  nlohmann::json Envelope(const char* object) const {
+    return {{"id", id_}, {"object", object}, {"created", created_}, {"model", model_}};
+  }
+
+  void EndStream() {
     if (stream_options_.include_usage) {
       nlohmann::json chunk = Envelope("chat.completion.chunk");
       chunk["choices"] = nlohmann::json::array();
@@ -78,11 +105,6 @@ class ChatJob {
     }
     responder_->Write(std::string(kSseDone));
     responder_->End();
-  }
-
- private:
-  nlohmann::json Envelope(const char* object) const {
-    return {{"id", id_}, {"object", object}, {"created", created_}, {"model", model_}};
   }
 
   void WriteChunk(nlohmann::json choice) {
@@ -108,6 +130,7 @@ class ChatJob {
   const StreamOptions stream_options_;
   const std::shared_ptr<http::Responder> responder_;
   std::vector<bool> role_sent_;
+  std::vector<bool> finished_;  // streamed choices whose finish_reason was sent
   RequestOutput final_;
   int64_t num_completion_tokens_ = 0;
 };
@@ -141,8 +164,10 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
                                        *stream_options, responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), {std::move(token_ids)}, {sampling->params}, sampling->priority,
-      [job](size_t, const RequestOutput& out) { job->OnOutput(out); }, [job] { job->OnDone(); });
-  ConnectToClient(generation, stream, responder);
+      JobCallbacks{.on_output = [job](size_t, const RequestOutput& out) { job->OnOutput(out); },
+                   .on_done = [job] { job->OnDone(); },
+                   .on_shutdown = [job] { job->OnShutdown(); }});
+  ConnectToClient(generation, stream, *ctx.jobs, responder);
 }
 
 }  // namespace pagoda::server

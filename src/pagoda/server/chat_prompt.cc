@@ -5,6 +5,7 @@
 #include <array>
 
 #include "pagoda/chat_template/apply_chat_template.h"
+#include "pagoda/server/bounded_json.h"
 
 namespace pagoda::server {
 namespace {
@@ -44,9 +45,8 @@ nlohmann::ordered_json ParseToolCalls(const nlohmann::ordered_json& calls) {
     if (!call.is_object() || !call.contains("function")) continue;
     nlohmann::ordered_json& function = call["function"];
     if (function.is_object() && function.contains("arguments") && function["arguments"].is_string()) {
-      nlohmann::ordered_json parsed =
-          nlohmann::ordered_json::parse(function["arguments"].get<std::string>(), nullptr, false);
-      if (!parsed.is_discarded()) function["arguments"] = std::move(parsed);
+      StatusOr<nlohmann::ordered_json> parsed = ParseBoundedJson(function["arguments"].get<std::string>());
+      if (parsed.ok()) function["arguments"] = std::move(*parsed);
     }
   }
   return out;

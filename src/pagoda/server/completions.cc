@@ -14,6 +14,7 @@ namespace {
 // One choice's running state: what was sent, for echo, offsets and usage.
 struct ChoiceState {
   bool started = false;
+  bool finished = false;  // its finish_reason was streamed
   size_t text_offset = 0;
   int64_t num_tokens = 0;
 };
@@ -51,13 +52,8 @@ class CompletionsJob {
     }
     for (const CompletionOutput& c : out.outputs) {
       const size_t index = prompt_index * n_ + c.index;
-      nlohmann::json choice = Choice(prompt_index, index, c, out);
-      nlohmann::json chunk = Envelope();
-      chunk["choices"] = nlohmann::json::array({std::move(choice)});
-      if (stream_options_.include_usage && stream_options_.continuous_usage_stats) {
-        chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
-      }
-      responder_->Write(SseEvent(chunk));
+      WriteChunk(Choice(prompt_index, index, c, out));
+      if (c.finish_reason) choices_[index].finished = true;
     }
   }
 
@@ -74,6 +70,26 @@ class CompletionsJob {
       responder_->Send(JsonResponse(200, body));
       return;
     }
+    EndStream();
+  }
+
+  // The server is shutting down: every unfinished choice ends as aborted.
+  void OnShutdown() {
+    if (!stream_) return responder_->Send(ErrorResponse(ShutdownError()));
+    for (size_t index = 0; index < choices_.size(); ++index) {
+      if (choices_[index].finished) continue;
+      WriteChunk({{"index", index},
+                  {"text", ""},
+                  {"logprobs", nullptr},
+                  {"finish_reason", FinishReasonJson(FinishReason::kAbort)},
+                  {"stop_reason", nullptr},
+                  {"prompt_logprobs", nullptr}});
+    }
+    EndStream();
+  }
+
+ private:
+  void EndStream() {
     if (stream_options_.include_usage) {
       nlohmann::json chunk = Envelope();
       chunk["choices"] = nlohmann::json::array();
@@ -84,7 +100,15 @@ class CompletionsJob {
     responder_->End();
   }
 
- private:
+  void WriteChunk(nlohmann::json choice) {
+    nlohmann::json chunk = Envelope();
+    chunk["choices"] = nlohmann::json::array({std::move(choice)});
+    if (stream_options_.include_usage && stream_options_.continuous_usage_stats) {
+      chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
+    }
+    responder_->Write(SseEvent(chunk));
+  }
+
   nlohmann::json Envelope() const {
     return {{"id", id_}, {"object", "text_completion"}, {"created", created_}, {"model", model_}};
   }
@@ -180,8 +204,10 @@ void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
                                               stream, *stream_options, responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), std::move(token_ids), params, sampling->priority,
-      [job](size_t k, const RequestOutput& out) { job->OnOutput(k, out); }, [job] { job->OnDone(); });
-  ConnectToClient(generation, stream, responder);
+      JobCallbacks{.on_output = [job](size_t k, const RequestOutput& out) { job->OnOutput(k, out); },
+                   .on_done = [job] { job->OnDone(); },
+                   .on_shutdown = [job] { job->OnShutdown(); }});
+  ConnectToClient(generation, stream, *ctx.jobs, responder);
 }
 
 }  // namespace pagoda::server

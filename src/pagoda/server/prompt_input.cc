@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "pagoda/server/token_id.h"
+
 namespace pagoda::server {
 namespace {
 
@@ -36,13 +38,13 @@ std::optional<std::vector<PromptInput>> ReadPrompts(FieldReader& r, const tokeni
       p.token_ids = tokenizer.Encode(p.text, options);
     } else if (IsTokenList(item)) {
       for (const nlohmann::json& e : item) {
-        const int64_t id = e.get<int64_t>();
-        if (id < 0 || id >= tokenizer.vocab_size()) {
-          r.Fail("prompt", fmt::format("prompt token id {} is outside the vocabulary [0, {})", id,
+        const std::optional<int32_t> id = TokenIdFromJson(e, tokenizer.vocab_size());
+        if (!id) {
+          r.Fail("prompt", fmt::format("prompt token id {} is outside the vocabulary [0, {})", e.dump(),
                                        tokenizer.vocab_size()));
           return std::nullopt;
         }
-        p.token_ids.push_back(static_cast<int32_t>(id));
+        p.token_ids.push_back(*id);
       }
       StatusOr<std::string> text = tokenizer.Decode(p.token_ids);
       if (text.ok()) p.text = std::move(*text);

@@ -24,6 +24,7 @@ http::Response ErrorResponse(const ApiError& error) {
   r.status = error.status;
   r.content_type = "application/json";
   r.body = ErrorJson(error);
+  if (error.retry_after_seconds) r.headers.emplace_back("Retry-After", std::to_string(*error.retry_after_seconds));
   return r;
 }
 

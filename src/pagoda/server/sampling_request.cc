@@ -6,6 +6,8 @@
 #include <charconv>
 #include <limits>
 
+#include "pagoda/server/token_id.h"
+
 namespace pagoda::server {
 namespace {
 
@@ -21,18 +23,19 @@ std::optional<int32_t> Int32(FieldReader& r, std::string_view name) {
   return static_cast<int32_t>(*v);
 }
 
-std::optional<std::vector<int32_t>> TokenIdList(FieldReader& r, std::string_view name) {
+std::optional<std::vector<int32_t>> TokenIdList(FieldReader& r, std::string_view name, int64_t vocab_size) {
   const nlohmann::json& v = r.Raw(name);
   if (v.is_null()) return std::nullopt;
   std::vector<int32_t> ids;
   if (v.is_array()) {
     for (const nlohmann::json& e : v) {
-      if (!e.is_number_integer() || e.get<int64_t>() < 0 || e.get<int64_t>() > kInt32Max) break;
-      ids.push_back(e.get<int32_t>());
+      const std::optional<int32_t> id = TokenIdFromJson(e, vocab_size);
+      if (!id) break;
+      ids.push_back(*id);
     }
     if (ids.size() == v.size()) return ids;
   }
-  r.Fail(name, fmt::format("'{}' must be a list of token ids", name));
+  r.Fail(name, fmt::format("'{}' must be a list of token ids in [0, {})", name, vocab_size));
   return std::nullopt;
 }
 
@@ -53,15 +56,16 @@ std::optional<std::vector<std::string>> StringOrList(FieldReader& r, std::string
 }
 
 // OpenAI's logit_bias: {"token id": bias}, the bias clamped to [-100, 100] as vLLM does.
-void ReadLogitBias(FieldReader& r, SamplingParams& p) {
+void ReadLogitBias(FieldReader& r, int64_t vocab_size, SamplingParams& p) {
   const nlohmann::json& v = r.Raw("logit_bias");
   if (v.is_null()) return;
   if (!v.is_object()) return r.Fail("logit_bias", "'logit_bias' must be an object of token id to bias");
   for (const auto& [key, bias] : v.items()) {
     int64_t id = -1;
     auto [end, ec] = std::from_chars(key.data(), key.data() + key.size(), id);
-    if (ec != std::errc() || end != key.data() + key.size() || id < 0 || id > kInt32Max || !bias.is_number()) {
-      return r.Fail("logit_bias", fmt::format("'logit_bias' has an invalid entry '{}'", key));
+    if (ec != std::errc() || end != key.data() + key.size() || id < 0 || id >= vocab_size || !bias.is_number()) {
+      return r.Fail("logit_bias", fmt::format("'logit_bias' has an invalid entry '{}': keys are token ids in [0, {}), "
+                                              "values numbers", key, vocab_size));
     }
     p.logit_bias[static_cast<int32_t>(id)] = std::clamp(bias.get<float>(), -100.0f, 100.0f);
   }
@@ -107,12 +111,12 @@ std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, Endpoint endp
   if (auto v = r.Number("repetition_penalty")) p.repetition_penalty = static_cast<float>(*v);
   if (auto v = r.Int("seed")) p.seed = *v;
   if (auto v = StringOrList(r, "stop")) p.stop = std::move(*v);
-  if (auto v = TokenIdList(r, "stop_token_ids")) p.stop_token_ids = std::move(*v);
+  if (auto v = TokenIdList(r, "stop_token_ids", limits.vocab_size)) p.stop_token_ids = std::move(*v);
   if (auto v = r.Bool("include_stop_str_in_output")) p.include_stop_str_in_output = *v;
   if (auto v = r.Bool("ignore_eos")) p.ignore_eos = *v;
   if (auto v = Int32(r, "min_tokens")) p.min_tokens = *v;
   if (auto v = StringOrList(r, "bad_words")) p.bad_words = std::move(*v);
-  if (auto v = TokenIdList(r, "allowed_token_ids")) p.allowed_token_ids = std::move(*v);
+  if (auto v = TokenIdList(r, "allowed_token_ids", limits.vocab_size)) p.allowed_token_ids = std::move(*v);
   if (auto v = r.Bool("skip_special_tokens")) p.skip_special_tokens = *v;
   if (auto v = r.Bool("spaces_between_special_tokens")) p.spaces_between_special_tokens = *v;
   if (auto v = r.Bool("use_beam_search")) p.use_beam_search = *v;
@@ -123,7 +127,7 @@ std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, Endpoint endp
     p.beam_width = p.n;
     if (!r.Has("temperature")) p.temperature = 0.0f;
   }
-  ReadLogitBias(r, p);
+  ReadLogitBias(r, limits.vocab_size, p);
   ReadLogprobs(r, endpoint, limits, p);
   if (auto v = Int32(r, "priority")) out.priority = *v;
 

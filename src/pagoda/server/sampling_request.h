@@ -14,6 +14,7 @@ namespace pagoda::server {
 
 struct ServingLimits {
   int64_t max_model_len = 0;
+  int64_t vocab_size = 0;  // token ids in requests must be below it
   int32_t max_logprobs = 20;  // vLLM's --max-logprobs
 };
 

@@ -1,12 +1,13 @@
 // What an endpoint needs to serve a request: the engine, the name the
-// responses carry, the limits requests are checked against, and the chat
-// template.
+// responses carry, the limits requests are checked against, the chat
+// template, and the registry of generations in flight.
 #pragma once
 
 #include <string>
 
 #include "pagoda/chat_template/chat_template.h"
 #include "pagoda/engine/engine.h"
+#include "pagoda/server/job_registry.h"
 #include "pagoda/server/sampling_request.h"
 
 namespace pagoda::server {
@@ -16,6 +17,7 @@ struct ServingContext {
   std::string model_name;
   ServingLimits limits;
   const chat_template::ChatTemplate* chat_template = nullptr;  // null: the model has none
+  JobRegistry* jobs = nullptr;  // where generations in flight are registered
 };
 
 }  // namespace pagoda::server
