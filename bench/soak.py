@@ -68,7 +68,6 @@ class Plan:
     hang_up_after_s: float | None = None     # close after this long, whatever has arrived
     hang_up_mid_body: bool = False           # send half the body, then close
     reset_on_hang_up: bool = False           # hang up with a TCP reset rather than a FIN
-    unexpected_response: str | None = None   # the start of a response body that should not have come
 
 
 def random_prompt(rng):
@@ -298,6 +297,8 @@ def check_plain_response(plan, body):
 class Connection:
     def __init__(self, reader, writer):
         self.reader, self.writer = reader, writer
+        self.requests = 0             # sent on it so far
+        self.head_received = False    # for the latest request
 
     @classmethod
     async def open(cls, host, port):
@@ -310,33 +311,43 @@ class Connection:
             self.writer.close()
 
 
+@dataclass
+class Answer:
+    kind: str
+    status: int | None
+    keep_alive: bool = False
+    excerpt: str | None = None  # the start of a response that should not have come
+
+
 async def exchange(conn, plan, host_header):
-    """Sends the request and reads the response; returns (outcome kind, status, keep-alive)."""
+    """Sends the request and reads the response."""
     data = request_bytes(plan, host_header)
+    conn.requests += 1
+    conn.head_received = False
     if plan.hang_up_mid_body:
         conn.writer.write(data[:len(data) - len(plan.body) // 2 - 1])
         await conn.writer.drain()
         await asyncio.sleep(0.01)
-        return "disconnected", None, False
+        return Answer("disconnected", None)
     conn.writer.write(data)
     await conn.writer.drain()
     status, headers = await read_head(conn.reader)
+    conn.head_received = True
     keep_alive = headers.get("connection", "").lower() != "close"
     if plan.malformed:
         body = await read_body(conn.reader, headers)
         if 400 <= status < 500:
-            return "rejected", status, keep_alive
-        plan.unexpected_response = body[:300].decode(errors="replace")
-        return f"malformed_got_{status}", status, False
+            return Answer("rejected", status, keep_alive)
+        return Answer(f"malformed_got_{status}", status, excerpt=body[:300].decode(errors="replace"))
     if status != 200:
-        plan.unexpected_response = (await read_body(conn.reader, headers))[:300].decode(errors="replace")
-        return f"http_{status}", status, keep_alive
+        body = await read_body(conn.reader, headers)
+        return Answer(f"http_{status}", status, excerpt=body[:300].decode(errors="replace"))
     if not plan.stream:
         check_plain_response(plan, await read_body(conn.reader, headers))
-        return "ok", status, keep_alive
+        return Answer("ok", status, keep_alive)
     if not headers.get("content-type", "").startswith("text/event-stream"):
         raise ProtocolError("stream_not_event_stream")
-    return await read_stream(conn, plan, headers), status, keep_alive
+    return Answer(await read_stream(conn, plan, headers), status, keep_alive)
 
 
 async def read_stream(conn, plan, headers):
@@ -358,7 +369,14 @@ class Outcome:
     kind: str
     status: int | None
     latency: float
-    keep_alive: bool = False
+    excerpt: str | None = None
+
+
+def closed_by_server(conn):
+    """The error kind of a connection the server closed or reset."""
+    if conn.head_received:
+        return "conn_closed_mid_response"
+    return "conn_closed_before_head" + ("_on_reused_connection" if conn.requests > 1 else "")
 
 
 async def run_one(plan, conn, ctx):
@@ -370,22 +388,23 @@ async def run_one(plan, conn, ctx):
         except (OSError, asyncio.TimeoutError) as e:
             return Outcome(f"connect_{type(e).__name__}", None, time.perf_counter() - start), None
     limit = ctx.request_timeout if plan.hang_up_after_s is None else min(plan.hang_up_after_s, ctx.request_timeout)
-    outcome = None
+    answer = None
     try:
-        kind, status, keep_alive = await asyncio.wait_for(exchange(conn, plan, ctx.host_header), limit)
-        outcome = Outcome(kind, status, time.perf_counter() - start, keep_alive)
+        answer = await asyncio.wait_for(exchange(conn, plan, ctx.host_header), limit)
     except asyncio.TimeoutError:
         hung_up = plan.hang_up_after_s is not None and plan.hang_up_after_s < ctx.request_timeout
-        outcome = Outcome("disconnected" if hung_up else "timeout", None, time.perf_counter() - start)
-    except (asyncio.IncompleteReadError, ConnectionError) as e:
-        outcome = Outcome(f"conn_closed_{type(e).__name__}", None, time.perf_counter() - start)
+        answer = Answer("disconnected" if hung_up else "timeout", None)
+    except (asyncio.IncompleteReadError, ConnectionError):
+        answer = Answer(closed_by_server(conn), None)
+    except asyncio.LimitOverrunError:
+        answer = Answer("protocol_line_too_long", None)
     except ProtocolError as e:
-        outcome = Outcome(f"protocol_{e}", None, time.perf_counter() - start)
+        answer = Answer(f"protocol_{e}", None)
     finally:  # also when cancelled at the end of the run
-        if outcome is None or outcome.kind != "ok" or not outcome.keep_alive:
-            conn.close(reset=plan.reset_on_hang_up and outcome is not None and outcome.kind == "disconnected")
+        if answer is None or answer.kind not in ("ok", "rejected") or not answer.keep_alive:
+            conn.close(reset=plan.reset_on_hang_up and answer is not None and answer.kind == "disconnected")
             conn = None
-    return outcome, conn
+    return Outcome(answer.kind, answer.status, time.perf_counter() - start, answer.excerpt), conn
 
 
 async def run_client(index, ctx):
@@ -448,7 +467,7 @@ class Stats:
             self.recent_latencies.append(outcome.latency)
         elif outcome.kind not in EXPECTED_KINDS and outcome.kind not in self.examples:
             self.examples[outcome.kind] = {"plan": plan.kind, "request": plan.body[:300].decode(errors="replace"),
-                                           "response": plan.unexpected_response}
+                                           "response": outcome.excerpt}
 
     def typical_latency(self):
         """The median latency of the last completed requests (5 s before any)."""
@@ -507,11 +526,12 @@ class Probe:
     def __init__(self, base_url, pid, http):
         self.base_url, self.pid, self.http = base_url, pid, http
 
-    def alive(self):
-        return process_alive(self.pid)
-
     async def sample(self):
-        sample = {"rss": rss_bytes(self.pid), "cpu_s": cpu_seconds(self.pid), "time": time.monotonic()}
+        """RSS, CPU time and the metrics, or None once the server's process is gone."""
+        try:
+            sample = {"rss": rss_bytes(self.pid), "cpu_s": cpu_seconds(self.pid), "time": time.monotonic()}
+        except OSError:
+            return None
         try:
             response = await self.http.get(self.base_url + "/metrics")
             response.raise_for_status()
@@ -635,7 +655,9 @@ class Reporter:
     def __init__(self, stats, first_sample, warmup_s, full_load):
         self.stats, self.start, self.warmup_s, self.full_load = stats, first_sample["time"], warmup_s, full_load
         self.lines, self.windows = [], []
-        # The first sample after warm-up with the server at full load: the RSS reference.
+        # The RSS reference: the first sample after warm-up once the server
+        # has seen full load (before it, the server's working set still grows
+        # with the number of requests it holds).
         self.reference = None
         self.peak_in_server = 0
         self._last_cpu = (time.process_time(), first_sample["cpu_s"], first_sample["time"])
@@ -643,9 +665,9 @@ class Reporter:
     def observe(self, sample):
         if "kv" not in sample:
             return
-        in_server = sample["running"] + sample["waiting"]
-        self.peak_in_server = max(self.peak_in_server, in_server)
-        if self.reference is None and sample["time"] - self.start >= self.warmup_s and in_server >= self.full_load:
+        self.peak_in_server = max(self.peak_in_server, sample["running"] + sample["waiting"])
+        if self.reference is None and sample["time"] - self.start >= self.warmup_s \
+                and self.peak_in_server >= self.full_load:
             self.reference = sample
 
     def report(self, label, sample):
@@ -669,11 +691,11 @@ async def drive(args, ctx, probe, reporter):
     next_report = reporter.start + args.report_interval
     for _ in range(int(args.duration / sample_s) * 2 + 10):
         await asyncio.sleep(max(0.0, min(sample_s, ctx.stop_at - time.monotonic())))
-        if not probe.alive():
+        sample = await probe.sample()
+        if sample is None:
             print("soak: the server is gone; stopping the clients", flush=True)
             ctx.stop_at = time.monotonic()
             break
-        sample = await probe.sample()
         reporter.observe(sample)
         if sample["time"] >= next_report:
             reporter.report(f"{sample['time'] - reporter.start:5.0f}s", sample)
@@ -691,10 +713,8 @@ async def wait_idle(probe, timeout):
     """The first sample with nothing in the KV cache, running or waiting, or the last one after `timeout`."""
     sample = None
     for _ in range(int(timeout / 0.5) + 1):
-        if not probe.alive():
-            return sample
         sample = await probe.sample()
-        if sample.get("kv") == 0 and sample.get("running") == 0 and sample.get("waiting") == 0:
+        if sample is None or sample.get("kv") == 0 and sample.get("running") == 0 and sample.get("waiting") == 0:
             return sample
         await asyncio.sleep(0.5)
     return sample
@@ -711,8 +731,8 @@ def final_checks(stats, reporter, idle, rss_tolerance):
     checks.append(("no request waiting", idle["waiting"] == 0, f"{idle['waiting']:.0f}"))
     if ref is None:
         checks.append(("RSS within tolerance of its value after warm-up", False,
-                       f"the server never held {reporter.full_load:.0f} requests after warm-up "
-                       f"(peak {reporter.peak_in_server:.0f})"))
+                       f"the server never held {reporter.full_load:.0f} requests at once "
+                       f"(peak {reporter.peak_in_server:.0f}; see --full-load-fraction)"))
     else:
         change = (idle["rss"] - ref["rss"]) / ref["rss"]
         checks.append((f"RSS within {rss_tolerance * 100:.0f}% of its value after warm-up",
@@ -737,6 +757,8 @@ async def soak_with(args, host, port, probe):
     mix = Mix(args.malformed_fraction, args.non_streaming_fraction, args.hang_up_in_stream_fraction,
               args.hang_up_on_timer_fraction, args.reuse_connection_fraction)
     first_sample = await probe.sample()
+    if first_sample is None:
+        raise RuntimeError("the server exited before the soak began")
     start = first_sample["time"]
     ctx = Context(host, port, f"{host}:{port}", card["id"], card["max_model_len"], mix, Stats(), args.clients,
                   args.seed, ramp_s=min(5.0, args.warmup / 4),
@@ -772,9 +794,10 @@ def parse_args(argv):
     p.add_argument("--duration", type=float, default=600, help="seconds of traffic")
     p.add_argument("--clients", type=int, default=1000, help="concurrent clients")
     p.add_argument("--warmup", type=float, default=60,
-                   help="seconds before the reference RSS is taken (and not before the server is at full load)")
+                   help="seconds before the reference RSS is taken (and not before the server has seen full load)")
     p.add_argument("--full-load-fraction", type=float, default=0.9,
-                   help="full load: the server holds (running + waiting) this fraction of the clients' requests")
+                   help="full load: the server holds (running + waiting) this fraction of the clients' requests "
+                        "at once")
     p.add_argument("--report-interval", type=float, default=30, help="seconds between report lines")
     p.add_argument("--drain-timeout", type=float, default=60,
                    help="seconds the clients get after --duration to finish their requests before they are cancelled")
