@@ -84,7 +84,8 @@ void ConnectToClient(const StatusOr<std::shared_ptr<GenerationJob>>& job, bool s
                      const std::shared_ptr<http::Responder>& responder) {
   if (!job.ok()) return responder->Send(ErrorResponse(FromStatus(job.status())));
   // Headers first: outputs may be written as soon as Listen() returns.
-  if (stream) responder->StartStream(200, "text/event-stream", {{"Cache-Control", "no-cache"}});
+  // An SSE comment line, which clients skip, probes a client that half-closed.
+  if (stream) responder->StartStream(200, "text/event-stream", {{"Cache-Control", "no-cache"}}, ": ping\n\n");
   (*job)->Listen(registry);
   responder->OnClientGone([g = *job] { g->Abort(); });
 }

@@ -50,16 +50,40 @@ TEST(HttpServerHalfClose, AStreamToAHalfClosedClientRunsToItsEnd) {
   ASSERT_TRUE(client.Send(MakeRequest("GET", "/stream")));
   ASSERT_TRUE(box.WaitForCount(1));
   std::shared_ptr<Responder> responder = box.at(0);
-  responder->StartStream(200, "text/event-stream");
+  responder->StartStream(200, "text/event-stream", {}, ": ping\n\n");
   responder->Write("data: 1\n\n");
   client.FinishSending();
-  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  // Long enough for a few probes.
+  std::this_thread::sleep_for(std::chrono::milliseconds(1200));
   responder->Write("data: 2\n\n");
   responder->End();
   auto response = client.ReadFinalResponse();
   ASSERT_TRUE(response.has_value());
-  EXPECT_EQ(response->body, "data: 1\n\ndata: 2\n\n");
+  // The probes are the stream's keep-alive bytes, between the writes.
+  std::string pings = response->body;
+  ASSERT_TRUE(pings.starts_with("data: 1\n\n") && pings.ends_with("data: 2\n\n")) << pings;
+  pings = pings.substr(9, pings.size() - 18);
+  EXPECT_GE(pings.size(), 2 * 8u) << pings;
+  for (size_t i = 0; i < pings.size(); i += 8) EXPECT_EQ(pings.substr(i, 8), ": ping\n\n") << pings;
   EXPECT_FALSE(responder->client_gone());
+}
+
+TEST(HttpServerHalfClose, AQuietStreamWhoseClientClosedIsNoticed) {
+  ResponderBox box;
+  auto server = StartTestServer([&](Request request, std::shared_ptr<Responder> responder) {
+    box.Put(std::move(request), std::move(responder));
+  });
+  ASSERT_NE(server, nullptr);
+  std::atomic<bool> gone{false};
+  {
+    TestClient client(server->port());
+    ASSERT_TRUE(client.Send(MakeRequest("GET", "/queued")));
+    ASSERT_TRUE(box.WaitForCount(1));
+    box.at(0)->StartStream(200, "text/event-stream", {}, ": ping\n\n");
+    ASSERT_TRUE(client.WaitFor("\r\n\r\n"));  // the head
+    box.at(0)->OnClientGone([&] { gone = true; });
+  }  // close() while the stream writes nothing, as one waiting in a queue
+  EXPECT_TRUE(WaitUntil([&] { return gone.load(); }));
 }
 
 TEST(HttpServerHalfClose, PipelinedRequestsBeforeTheHalfCloseAreAllAnswered) {

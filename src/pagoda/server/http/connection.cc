@@ -140,15 +140,24 @@ void Connection::OnPeerFinishedSending() {
   // A client that half-closes after its request and one that went away
   // send the same FIN. The response is still owed to the first; writing
   // tells them apart, since a closed socket answers data with a reset and
-  // the next write fails. Streams write often enough; a response not yet
-  // started is probed with interim 100 responses, which HTTP/1.1 clients
-  // must accept before the final one.
+  // the next write fails. So the client is probed until the response is
+  // done: before the response starts with interim 100 responses, which
+  // HTTP/1.1 clients must accept before the final one; within a stream with
+  // its keep-alive bytes (a stream waiting in the queue writes nothing for
+  // a long time).
   peer_closed_ = true;
-  if (exchange_.progress == Progress::kNone) ProbePeer();
+  ProbePeer();
 }
 
 void Connection::ProbePeer() {
-  Queue(std::string(kContinue));
+  if (exchange_.progress == Progress::kNone) {
+    Queue(std::string(kContinue));
+  } else if (exchange_.progress == Progress::kStreaming && !exchange_.keepalive.empty() && exchange_.chunked) {
+    exchange_.body_bytes += exchange_.keepalive.size();
+    Queue(Chunk(exchange_.keepalive));
+  } else {
+    return;  // the response is going out: its own writes tell
+  }
   Flush();
   ArmReadTimer(kProbeInterval);
 }
@@ -259,7 +268,7 @@ void Connection::OnReadTimeout() {
                                        server_->config.read_timeout.count()));
       break;
     case Phase::kBusy:
-      if (peer_closed_ && exchange_.progress == Progress::kNone) ProbePeer();
+      if (peer_closed_) ProbePeer();
       break;
     case Phase::kClosed:
       break;
@@ -307,7 +316,7 @@ void Connection::QueueResponse(Response response) {
 }
 
 void Connection::StartStream(const ConnectionResponder* from, int status, std::string content_type,
-                             Headers headers) {
+                             Headers headers, std::string keepalive) {
   if (!IsCurrent(from)) return;
   if (exchange_.progress != Progress::kNone) {
     spdlog::warn("http: \"{}\": StartStream after the response started; ignored", exchange_.request_line);
@@ -316,6 +325,7 @@ void Connection::StartStream(const ConnectionResponder* from, int status, std::s
   exchange_.progress = Progress::kStreaming;
   exchange_.status = status;
   exchange_.streamed = true;
+  exchange_.keepalive = std::move(keepalive);
   exchange_.chunked = exchange_.version >= 11;
   if (!exchange_.chunked) exchange_.keep_alive = false;  // the body ends with the connection
   ResponseHead head;

@@ -57,7 +57,8 @@ class Connection : public std::enable_shared_from_this<Connection> {
 
   // The Responder's calls; `from` must be the current request's Responder.
   void Send(const ConnectionResponder* from, Response response);
-  void StartStream(const ConnectionResponder* from, int status, std::string content_type, Headers headers);
+  void StartStream(const ConnectionResponder* from, int status, std::string content_type, Headers headers,
+                   std::string keepalive);
   void Write(const ConnectionResponder* from, std::string data);
   void End(const ConnectionResponder* from);
 
@@ -89,6 +90,7 @@ class Connection : public std::enable_shared_from_this<Connection> {
     bool chunked = false;
     bool streamed = false;
     bool continue_sent = false;  // "100 Continue"
+    std::string keepalive;       // a stream's no-op bytes, for probing
   };
 
   // Reading and parsing.

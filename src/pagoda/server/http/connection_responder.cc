@@ -29,10 +29,10 @@ void ConnectionResponder::Send(Response response) {
   });
 }
 
-void ConnectionResponder::StartStream(int status, std::string content_type, Headers headers) {
-  Post([status, content_type = std::move(content_type), headers = std::move(headers)](
-           Connection& c, const ConnectionResponder* self) mutable {
-    c.StartStream(self, status, std::move(content_type), std::move(headers));
+void ConnectionResponder::StartStream(int status, std::string content_type, Headers headers, std::string keepalive) {
+  Post([status, content_type = std::move(content_type), headers = std::move(headers),
+        keepalive = std::move(keepalive)](Connection& c, const ConnectionResponder* self) mutable {
+    c.StartStream(self, status, std::move(content_type), std::move(headers), std::move(keepalive));
   });
 }
 

@@ -28,7 +28,7 @@ class ConnectionResponder final : public Responder, public std::enable_shared_fr
   ConnectionResponder(std::weak_ptr<Connection> connection, std::shared_ptr<Lifeline> lifeline);
 
   void Send(Response response) override;
-  void StartStream(int status, std::string content_type, Headers headers) override;
+  void StartStream(int status, std::string content_type, Headers headers, std::string keepalive) override;
   void Write(std::string data) override;
   void End() override;
   void OnClientGone(std::function<void()> callback) override;

@@ -34,8 +34,12 @@ class Responder {
   // A whole response, once.
   virtual void Send(Response response) = 0;
   // Starts a streamed response (chunked; HTTP/1.0 clients get the body until
-  // the connection closes) and flushes its headers right away.
-  virtual void StartStream(int status, std::string content_type, Headers headers = {}) = 0;
+  // the connection closes) and flushes its headers right away. `keepalive`:
+  // bytes the body may carry anywhere between writes without meaning
+  // anything (an SSE comment), which the server sends to a client that has
+  // half-closed to learn whether it still reads; empty: none.
+  virtual void StartStream(int status, std::string content_type, Headers headers = {},
+                           std::string keepalive = {}) = 0;
   // One chunk, after StartStream, sent as soon as possible. Empty data is
   // ignored (an empty chunk would end the stream).
   virtual void Write(std::string data) = 0;
