@@ -19,6 +19,7 @@ enum class StatusCode {
   kResourceExhausted,
   kFailedPrecondition,
   kInternal,
+  kUnavailable,  // refused for now (a full queue): retrying later may succeed
 };
 
 const char* StatusCodeName(StatusCode code);
@@ -49,6 +50,7 @@ inline Status UnimplementedError(std::string m) { return {StatusCode::kUnimpleme
 inline Status ResourceExhaustedError(std::string m) { return {StatusCode::kResourceExhausted, std::move(m)}; }
 inline Status FailedPreconditionError(std::string m) { return {StatusCode::kFailedPrecondition, std::move(m)}; }
 inline Status InternalError(std::string m) { return {StatusCode::kInternal, std::move(m)}; }
+inline Status UnavailableError(std::string m) { return {StatusCode::kUnavailable, std::move(m)}; }
 
 template <typename T>
 class [[nodiscard]] StatusOr {
