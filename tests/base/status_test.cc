@@ -21,6 +21,8 @@ TEST(StatusTest, OkAndErrorsCarryCodeAndMessage) {
   EXPECT_FALSE(s.ok());
   EXPECT_EQ(s.code(), StatusCode::kDataLoss);
   EXPECT_EQ(s.ToString(), "DATA_LOSS: truncated header");
+  EXPECT_EQ(UnavailableError("queue full").ToString(), "UNAVAILABLE: queue full");
+  EXPECT_EQ(UnavailableError("queue full").code(), StatusCode::kUnavailable);
 }
 
 TEST(StatusTest, AssignOrReturnPropagates) {

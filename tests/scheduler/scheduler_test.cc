@@ -17,6 +17,9 @@ struct Options {
   int32_t budget = 64;
   int32_t max_num_seqs = 16;
   SchedulingPolicy policy = SchedulingPolicy::kFcfs;
+  int32_t long_prefill_token_threshold = 0;
+  int32_t max_num_partial_prefills = 1;
+  int32_t max_long_partial_prefills = 1;
 };
 
 SchedulerConfig Config(const Options& o) {
@@ -25,6 +28,9 @@ SchedulerConfig Config(const Options& o) {
   c.max_num_seqs = o.max_num_seqs;
   c.max_model_len = 256;
   c.policy = o.policy;
+  c.long_prefill_token_threshold = o.long_prefill_token_threshold;
+  c.max_num_partial_prefills = o.max_num_partial_prefills;
+  c.max_long_partial_prefills = o.max_long_partial_prefills;
   c.eos_token_id = kEos;
   c.kv = {.num_blocks = o.num_blocks, .block_size = kBlockSize, .enable_prefix_caching = true};
   auto now = std::make_shared<double>(0);
@@ -131,6 +137,70 @@ TEST_F(SchedulerTest, ChunksALongPromptWithinTheTokenBudget) {
   EXPECT_EQ(p.seqs[1].request_id, "b");
   EXPECT_EQ(p.seqs[1].token_ids.size(), 7u);
   EXPECT_EQ(p.num_batched_tokens, 8);
+  RunToCompletion();
+}
+
+// "request:tokens" for each entry of a plan, in plan order.
+std::vector<std::string> Chunks(const StepPlan& plan) {
+  std::vector<std::string> out;
+  for (const ScheduledSequence& e : plan.seqs) out.push_back(e.request_id + ":" + std::to_string(e.token_ids.size()));
+  return out;
+}
+
+using Plan = std::vector<std::string>;
+
+TEST_F(SchedulerTest, LongPrefillThresholdCapsRunningAndWaitingSequences) {
+  Init({.budget = 64, .long_prefill_token_threshold = 8});
+  Add("a", {.prompt_len = 20, .first_token = 100});
+  Add("b", {.prompt_len = 5, .first_token = 200});
+  // a: 8 + 8 + 4 prompt tokens, then decodes; b fits under the cap at once.
+  EXPECT_EQ(Chunks(Step()), (Plan{"a:8", "b:5"}));
+  EXPECT_EQ(Chunks(Step()), (Plan{"a:8", "b:1"}));
+  const StepPlan last = Step();
+  EXPECT_EQ(Chunks(last), (Plan{"a:4", "b:1"}));
+  EXPECT_TRUE(last.seqs[0].needs_logits);
+  RunToCompletion();
+}
+
+TEST_F(SchedulerTest, ShortPromptsOvertakeALongOneOverTheLongPrefillLimit) {
+  // Two prefills may run at once, one of them long (over 8 tokens left);
+  // the budget's even share (64 / 2) is above the threshold.
+  Init({.budget = 64, .long_prefill_token_threshold = 8, .max_num_partial_prefills = 2});
+  Add("long1", {.prompt_len = 20, .first_token = 100});
+  Add("long2", {.prompt_len = 20, .first_token = 200});
+  Add("short", {.prompt_len = 6, .first_token = 300});
+  EXPECT_EQ(Chunks(Step()), (Plan{"long1:8", "short:6"}));  // long2 keeps its place
+  EXPECT_EQ(s_->stats().num_waiting_requests, 1);
+  EXPECT_EQ(Chunks(Step()), (Plan{"long1:8", "short:1"}));
+  // long1 has 4 left: no longer long, so long2 starts.
+  EXPECT_EQ(Chunks(Step()), (Plan{"long1:4", "short:1", "long2:8"}));
+  RunToCompletion();
+  EXPECT_EQ(finished_.size(), 3u);
+}
+
+TEST_F(SchedulerTest, LongPrefillLimitNeedsConcurrentPartialPrefills) {
+  // With max_num_partial_prefills 1 (vLLM's default) nothing waits for the
+  // long limit: both long prompts start, each capped.
+  Init({.budget = 64, .long_prefill_token_threshold = 8});
+  Add("long1", {.prompt_len = 20, .first_token = 100});
+  Add("long2", {.prompt_len = 20, .first_token = 200});
+  EXPECT_EQ(Chunks(Step()), (Plan{"long1:8", "long2:8"}));
+  RunToCompletion();
+}
+
+TEST_F(SchedulerTest, ConcurrentPartialPrefillsShareTheBudgetEvenly) {
+  // Three prefills can run (at most four): each gets 16 / 3 = 5 tokens.
+  Init({.budget = 16, .max_num_partial_prefills = 4, .max_long_partial_prefills = 4});
+  Add("a", {.prompt_len = 12, .first_token = 100});
+  Add("b", {.prompt_len = 12, .first_token = 200});
+  Add("c", {.prompt_len = 12, .first_token = 300});
+  EXPECT_EQ(Chunks(Step()), (Plan{"a:5", "b:5", "c:5"}));
+  EXPECT_EQ(Chunks(Step()), (Plan{"a:5", "b:5", "c:5"}));
+  // Two tokens left each: still three prefills.
+  EXPECT_EQ(Chunks(Step()), (Plan{"a:2", "b:2", "c:2"}));
+  // Now decodes, which do not share: nothing is capped.
+  Add("d", {.prompt_len = 12, .first_token = 400});
+  EXPECT_EQ(Chunks(Step()), (Plan{"a:1", "b:1", "c:1", "d:12"}));
   RunToCompletion();
 }
 

@@ -106,26 +106,36 @@ struct SimConfig {
   uint32_t seed;
   SchedulingPolicy policy;
   bool prefix_caching;
+  // Chunked prefill's fairness knobs (0, 1, 1: vLLM's defaults, no limits).
+  int32_t long_prefill_token_threshold = 0;
+  int32_t max_num_partial_prefills = 1;
+  int32_t max_long_partial_prefills = 1;
 };
 
 void PrintTo(const SimConfig& c, std::ostream* os) {
   *os << "seed " << c.seed << (c.policy == SchedulingPolicy::kFcfs ? " fcfs" : " priority")
-      << (c.prefix_caching ? "" : " no-prefix-caching");
+      << (c.prefix_caching ? "" : " no-prefix-caching") << " threshold " << c.long_prefill_token_threshold
+      << " partial prefills " << c.max_num_partial_prefills << "/" << c.max_long_partial_prefills;
 }
 
 struct SimCounts {
   int64_t finished = 0, aborted = 0, refused = 0, forked = 0, copies = 0, cached_tokens = 0;
   int64_t beam_rounds = 0, beams_finished = 0, suspended_beams = 0;
+  int64_t capped_chunks = 0;        // prefill chunks cut at the threshold
+  int64_t shared_prefill_steps = 0;  // steps with two or more prompt chunks
 };
 
 class Simulation {
  public:
-  explicit Simulation(const SimConfig& c) : rng_(c.seed) {
+  explicit Simulation(const SimConfig& c) : rng_(c.seed), threshold_(c.long_prefill_token_threshold) {
     SchedulerConfig sc;
     sc.max_num_batched_tokens = 32;
     sc.max_num_seqs = 8;
     sc.max_model_len = 64;
     sc.policy = c.policy;
+    sc.long_prefill_token_threshold = c.long_prefill_token_threshold;
+    sc.max_num_partial_prefills = c.max_num_partial_prefills;
+    sc.max_long_partial_prefills = c.max_long_partial_prefills;
     sc.eos_token_id = kEos;
     sc.kv = {.num_blocks = 24, .block_size = kBlockSize, .enable_prefix_caching = c.prefix_caching};
     sc.clock = [this] { return static_cast<double>(step_); };
@@ -233,6 +243,16 @@ class Simulation {
     StepPlan plan = scheduler_->Schedule();
     ASSERT_LE(plan.num_batched_tokens, 32);
     ASSERT_LE(plan.seqs.size(), 8u);
+    int32_t prompt_chunks = 0;
+    for (const ScheduledSequence& e : plan.seqs) {
+      const int64_t size = static_cast<int64_t>(e.token_ids.size());
+      if (threshold_ > 0) {
+        ASSERT_LE(size, threshold_) << e.request_id;
+      }
+      counts_.capped_chunks += size == threshold_ && !e.needs_logits;
+      prompt_chunks += size > 1;
+    }
+    counts_.shared_prefill_steps += prompt_chunks > 1;
     // The runner: copies first, then every new token's K/V, then reads.
     for (const BlockCopy& c : plan.copies) {
       std::copy_n(kv_.begin() + c.src * kBlockSize, kBlockSize, kv_.begin() + c.dst * kBlockSize);
@@ -323,6 +343,7 @@ class Simulation {
   }
 
   std::mt19937 rng_;
+  const int32_t threshold_;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<int32_t> kv_;  // the token whose K/V each slot holds
   std::vector<std::vector<int32_t>> prefixes_;
@@ -350,6 +371,10 @@ TEST_P(SimulationTest, EveryRequestGetsItsUnlimitedPoolOutput) {
   EXPECT_GT(c.beams_finished, 50);
   EXPECT_GT(c.beam_rounds, 500);
   EXPECT_GT(c.suspended_beams, 10);
+  if (GetParam().long_prefill_token_threshold > 0) {
+    EXPECT_GT(c.capped_chunks, 1000);
+  }
+  EXPECT_GT(c.shared_prefill_steps, 500);
   if (GetParam().prefix_caching) {
     EXPECT_GT(c.cached_tokens, 5000);
     EXPECT_GT(s.prefix_cache_hits, 0);
@@ -362,11 +387,24 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SimulationTest,
                          ::testing::Values(SimConfig{1, SchedulingPolicy::kFcfs, true},
                                            SimConfig{2, SchedulingPolicy::kFcfs, true},
                                            SimConfig{3, SchedulingPolicy::kPriority, true},
-                                           SimConfig{4, SchedulingPolicy::kFcfs, false}),
+                                           SimConfig{4, SchedulingPolicy::kFcfs, false},
+                                           SimConfig{5, SchedulingPolicy::kFcfs, true, 6},
+                                           SimConfig{6, SchedulingPolicy::kFcfs, true, 5, 3, 1},
+                                           SimConfig{7, SchedulingPolicy::kPriority, true, 4, 4, 2},
+                                           SimConfig{8, SchedulingPolicy::kFcfs, false, 0, 3, 1}),
                          [](const auto& info) {
-                           return "Seed" + std::to_string(info.param.seed) +
-                                  (info.param.policy == SchedulingPolicy::kFcfs ? "Fcfs" : "Priority") +
-                                  (info.param.prefix_caching ? "" : "NoPrefixCaching");
+                           const SimConfig& c = info.param;
+                           std::string name = "Seed" + std::to_string(c.seed) +
+                                              (c.policy == SchedulingPolicy::kFcfs ? "Fcfs" : "Priority") +
+                                              (c.prefix_caching ? "" : "NoPrefixCaching");
+                           if (c.long_prefill_token_threshold > 0) {
+                             name += "Threshold" + std::to_string(c.long_prefill_token_threshold);
+                           }
+                           if (c.max_num_partial_prefills > 1) {
+                             name += "PartialPrefills" + std::to_string(c.max_num_partial_prefills) + "Long" +
+                                     std::to_string(c.max_long_partial_prefills);
+                           }
+                           return name;
                          });
 
 }  // namespace

@@ -19,7 +19,7 @@ enum class StatusCode {
   kResourceExhausted,
   kFailedPrecondition,
   kInternal,
-  kUnavailable,  // overloaded for now: try again later
+  kUnavailable,  // refused for now (a full queue): retrying later may succeed
 };
 
 const char* StatusCodeName(StatusCode code);

@@ -14,6 +14,9 @@ namespace pagoda {
 
 Scheduler::Scheduler(SchedulerConfig config) : config_(std::move(config)), kv_(config_.kv) {
   PAGODA_CHECK(config_.max_num_batched_tokens > 0 && config_.max_num_seqs > 0 && config_.max_model_len > 0);
+  PAGODA_CHECK(config_.long_prefill_token_threshold >= 0 && config_.max_num_partial_prefills > 0 &&
+               config_.max_long_partial_prefills > 0 &&
+               config_.max_long_partial_prefills <= config_.max_num_partial_prefills);
 }
 
 double Scheduler::Now() const {
@@ -116,74 +119,133 @@ ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_toke
   return e;
 }
 
+bool Scheduler::IsLong(int64_t num_tokens_to_compute) const {
+  return config_.long_prefill_token_threshold > 0 && num_tokens_to_compute > config_.long_prefill_token_threshold;
+}
+
+int32_t Scheduler::SchedulablePrefills() const {
+  const int32_t max_prefills = config_.max_num_partial_prefills;
+  int32_t prefills = 0, long_prefills = 0;
+  for (const Sequence* s : running_) {
+    const int64_t left = s->num_tokens() - s->num_computed_tokens();
+    if (left > 1) {  // not a decode, nor a parked beam
+      ++prefills;
+      long_prefills += IsLong(left);
+    }
+  }
+  for (const Sequence* s : waiting_) {
+    if (prefills >= max_prefills) break;
+    if (IsLong(s->num_tokens())) {
+      if (long_prefills >= config_.max_long_partial_prefills) continue;
+      ++long_prefills;
+    }
+    ++prefills;
+  }
+  return std::min(prefills, max_prefills);
+}
+
+int64_t Scheduler::ChunkCap() const {
+  int64_t cap = config_.max_num_batched_tokens;
+  if (config_.long_prefill_token_threshold > 0) cap = std::min<int64_t>(cap, config_.long_prefill_token_threshold);
+  if (config_.max_num_partial_prefills > 1) {
+    const int32_t prefills = SchedulablePrefills();
+    if (prefills > 1) cap = std::min<int64_t>(cap, std::max(1, config_.max_num_batched_tokens / prefills));
+  }
+  return cap;
+}
+
 StepPlan Scheduler::Schedule() {
   const double now = Now();
   StepPlan plan;
   plan.finished = std::move(finished_since_schedule_);
   finished_since_schedule_.clear();
-  int64_t budget = config_.max_num_batched_tokens;
+  StepBudget budget{.tokens = config_.max_num_batched_tokens, .chunk_cap = ChunkCap()};
+  ScheduleRunning(plan, budget);
+  // No waiting sequence after a preemption: blocks are short, and a newly
+  // admitted sequence would only be preempted next.
+  if (!budget.preempted) ScheduleWaiting(plan, budget, now);
+  plan.num_batched_tokens = config_.max_num_batched_tokens - budget.tokens;
+  DebugCheckInvariants();
+  return plan;
+}
 
-  // Running sequences first, in policy order, so the back of the list is
-  // the preemption victim and is never one already scheduled (nor is a
-  // parked beam, which is never scheduled).
+void Scheduler::ScheduleRunning(StepPlan& plan, StepBudget& budget) {
+  // In policy order, so the back of the list is the preemption victim and
+  // is never one already scheduled (nor is a parked beam, which is never
+  // scheduled).
   if (config_.policy == SchedulingPolicy::kPriority) {
     std::stable_sort(running_.begin(), running_.end(),
                      [&](const Sequence* a, const Sequence* b) { return Precedes(*a, *b); });
   }
-  bool preempted = false;
   size_t i = 0;
-  while (i < running_.size() && budget > 0) {
+  while (i < running_.size() && budget.tokens > 0) {
     Sequence& seq = *running_[i];
-    const int64_t num_new = std::min(seq.num_tokens() - seq.num_computed_tokens(), budget);
-    if (num_new == 0) {
+    const int64_t left = seq.num_tokens() - seq.num_computed_tokens();
+    if (left == 0) {
       PAGODA_CHECK_MSG(seq.request().params().use_beam_search, "a running sequence with nothing to compute");
       ++i;  // a parked beam
       continue;
     }
-    bool scheduled = false;
-    while (true) {
-      StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new);
-      if (copies.ok()) {
-        plan.copies.insert(plan.copies.end(), copies->begin(), copies->end());
-        scheduled = true;
-        break;
-      }
-      // The newest sequence goes first. If that is this one while parked
-      // beams hold blocks, it would be admitted and preempted again every
-      // step: a parked beam is suspended instead.
-      auto victim = running_.end() - 1;
-      if (*victim == &seq) {
-        auto parked = std::find_if(running_.rbegin(), running_.rend(), [](const Sequence* s) {
-          return s->num_computed_tokens() == s->num_tokens();
-        });
-        if (parked != running_.rend()) victim = std::prev(parked.base());
-      }
-      Sequence& preempt = **victim;
-      if (victim < running_.begin() + static_cast<std::ptrdiff_t>(i)) --i;
-      running_.erase(victim);
-      Preempt(preempt, plan);
-      preempted = true;
-      if (&preempt == &seq) break;
-    }
-    if (!scheduled) break;  // it was the last running sequence
+    const int64_t num_new = std::min({left, budget.tokens, budget.chunk_cap});
+    const size_t num_preempted = plan.preempted.size();
+    const bool scheduled = AllocateOrPreempt(seq, num_new, i, plan);
+    budget.preempted |= plan.preempted.size() > num_preempted;
+    if (!scheduled) return;  // it was the last running sequence
     plan.seqs.push_back(MakeEntry(seq, num_new, 0));
-    budget -= num_new;
+    budget.tokens -= num_new;
+    budget.long_prefills += IsLong(left);
     ++i;
   }
+}
 
-  // Then waiting ones, in order, while budget, sequence slots and blocks
-  // last. Not after a preemption: blocks are short, and a newly admitted
-  // sequence would only be preempted next.
+bool Scheduler::AllocateOrPreempt(Sequence& seq, int64_t num_new, size_t& i, StepPlan& plan) {
+  while (true) {
+    StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new);
+    if (copies.ok()) {
+      plan.copies.insert(plan.copies.end(), copies->begin(), copies->end());
+      return true;
+    }
+    // The newest sequence goes first. If that is this one while parked
+    // beams hold blocks, it would be admitted and preempted again every
+    // step: a parked beam is suspended instead.
+    auto victim = running_.end() - 1;
+    if (*victim == &seq) {
+      auto parked = std::find_if(running_.rbegin(), running_.rend(), [](const Sequence* s) {
+        return s->num_computed_tokens() == s->num_tokens();
+      });
+      if (parked != running_.rend()) victim = std::prev(parked.base());
+    }
+    Sequence& preempt = **victim;
+    if (victim < running_.begin() + static_cast<std::ptrdiff_t>(i)) --i;
+    running_.erase(victim);
+    Preempt(preempt, plan);
+    if (&preempt == &seq) return false;
+  }
+}
+
+void Scheduler::ScheduleWaiting(StepPlan& plan, StepBudget& budget, double now) {
+  // In order, while budget, sequence slots and blocks last; a long prompt
+  // over the long-prefill limit keeps its place while shorter ones behind
+  // it go ahead (vLLM V0), and nothing else overtakes.
+  const bool limit_long = config_.max_num_partial_prefills > 1;
   int32_t slots = 0;
   for (const Sequence* s : running_) slots += SeqSlots(*s);
-  while (!preempted && !waiting_.empty() && budget > 0) {
-    Sequence& seq = *waiting_.front();
+  size_t j = 0;
+  while (j < waiting_.size() && budget.tokens > 0) {
+    Sequence& seq = *waiting_[j];
+    // Judged whole, before the prefix lookup (as vLLM does), which spares
+    // hashing the long prompts passed over.
+    const bool is_long = IsLong(seq.num_tokens());
+    if (is_long && limit_long && budget.long_prefills >= config_.max_long_partial_prefills) {
+      ++j;
+      continue;
+    }
     const CachedPrefix prefix = kv_.FindCachedPrefix(seq);
-    const int64_t num_new = std::min(seq.num_tokens() - prefix.num_tokens, budget);
+    const int64_t num_new = std::min({seq.num_tokens() - prefix.num_tokens, budget.tokens, budget.chunk_cap});
     if (slots + SeqSlots(seq) > config_.max_num_seqs || !kv_.CanAllocate(seq, num_new, prefix)) {
-      // Later ones wait too: no overtaking. But when nothing was scheduled,
-      // every running sequence is a parked beam waiting for siblings that
-      // cannot get in: suspending parked beams is the only way forward.
+      // When nothing was scheduled, every running sequence is a parked beam
+      // waiting for siblings that cannot get in: suspending parked beams is
+      // the only way forward.
       if (!plan.seqs.empty() || running_.empty()) break;
       Sequence& victim = *running_.back();
       running_.pop_back();
@@ -191,24 +253,26 @@ StepPlan Scheduler::Schedule() {
       Preempt(victim, plan);
       continue;
     }
-    StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new, prefix);
-    PAGODA_CHECK(copies.ok() && copies->empty());
-    waiting_.pop_front();
-    Request& request = *requests_.at(seq.request().id());
-    if (!request.timing().first_scheduled) {
-      request.timing().first_scheduled = now;
-      request.set_num_cached_tokens(prefix.num_tokens);
-    }
-    seq.set_num_computed_tokens(prefix.num_tokens);
-    seq.set_status(RequestStatus::kRunning);
-    running_.push_back(&seq);
+    waiting_.erase(waiting_.begin() + static_cast<std::ptrdiff_t>(j));
+    Admit(seq, num_new, prefix, now, plan);
     slots += SeqSlots(seq);
-    plan.seqs.push_back(MakeEntry(seq, num_new, prefix.num_tokens));
-    budget -= num_new;
+    budget.tokens -= num_new;
+    budget.long_prefills += is_long;
   }
-  plan.num_batched_tokens = config_.max_num_batched_tokens - budget;
-  DebugCheckInvariants();
-  return plan;
+}
+
+void Scheduler::Admit(Sequence& seq, int64_t num_new, const CachedPrefix& prefix, double now, StepPlan& plan) {
+  StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new, prefix);
+  PAGODA_CHECK(copies.ok() && copies->empty());
+  Request& request = *requests_.at(seq.request().id());
+  if (!request.timing().first_scheduled) {
+    request.timing().first_scheduled = now;
+    request.set_num_cached_tokens(prefix.num_tokens);
+  }
+  seq.set_num_computed_tokens(prefix.num_tokens);
+  seq.set_status(RequestStatus::kRunning);
+  running_.push_back(&seq);
+  plan.seqs.push_back(MakeEntry(seq, num_new, prefix.num_tokens));
 }
 
 UpdateResult Scheduler::Update(const StepPlan& plan, std::span<const std::vector<int32_t>> sampled) {
@@ -383,6 +447,7 @@ SchedulerStats Scheduler::stats() const {
       ++s.num_running_requests;
     } else {
       ++s.num_waiting_requests;
+      s.num_queued_requests += !request->timing().first_scheduled;
     }
   }
   s.num_running_seqs = static_cast<int32_t>(running_.size());

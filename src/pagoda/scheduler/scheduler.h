@@ -29,6 +29,7 @@ namespace pagoda {
 struct SchedulerStats {
   int32_t num_running_requests = 0;  // with at least one running sequence
   int32_t num_waiting_requests = 0;  // unfinished, none running
+  int32_t num_queued_requests = 0;   // of those, never scheduled yet (preempted ones are not)
   int32_t num_running_seqs = 0;
   int32_t num_waiting_seqs = 0;
   double kv_cache_usage = 0;
@@ -106,6 +107,30 @@ class Scheduler {
   // queue); any other goes back to the waiting queue to be recomputed.
   void Preempt(Sequence& seq, StepPlan& plan);
   ScheduledSequence MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const;
+
+  // What one Schedule() has left to hand out.
+  struct StepBudget {
+    int64_t tokens = 0;         // of max_num_batched_tokens
+    int64_t chunk_cap = 0;      // the most tokens one sequence computes this step
+    int32_t long_prefills = 0;  // long prefills scheduled so far
+    bool preempted = false;
+  };
+  bool IsLong(int64_t num_tokens_to_compute) const;
+  // vLLM V0's count of the prefills that can run this step: running ones,
+  // then waiting ones in order, long ones only up to the limit; at most
+  // max_num_partial_prefills. A waiting prompt is judged by its whole
+  // length, cached prefix included, as in vLLM.
+  int32_t SchedulablePrefills() const;
+  // This step's cap per sequence: the threshold and, with concurrent
+  // partial prefills, each schedulable prefill's even share of the budget.
+  int64_t ChunkCap() const;
+  void ScheduleRunning(StepPlan& plan, StepBudget& budget);
+  void ScheduleWaiting(StepPlan& plan, StepBudget& budget, double now);
+  // Allocates slots for running_[i], preempting from the back of running_
+  // until they fit (moving i with it); false when `seq` itself was preempted.
+  bool AllocateOrPreempt(Sequence& seq, int64_t num_new, size_t& i, StepPlan& plan);
+  // Takes a waiting sequence (already off the queue) into running_.
+  void Admit(Sequence& seq, int64_t num_new, const CachedPrefix& prefix, double now, StepPlan& plan);
   // Marks a sequence finished, frees its blocks and drops it from the queues.
   void Retire(Sequence& seq, RequestStatus status, StopReason reason);
   void AppendToken(Request& request, Sequence& seq, int32_t token, double now, UpdateResult& result);
