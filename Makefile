@@ -24,6 +24,7 @@ test: build
 	@ctest --test-dir $(BUILD_DIR) -j$(JOBS) --output-on-failure
 	@PAGODA_BIN=$(PAGODA) PAGODA_PYTHON_DIR=$(BUILD_DIR)/python .venv/bin/python -m pytest -q tests/python
 	@PAGODA_BIN=$(PAGODA) .venv/bin/python -m pytest -q tests/e2e
+	@scripts/fuzz.sh 20
 
 test-sanitize: setup
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGODA_SANITIZE=ON >/dev/null

@@ -50,7 +50,7 @@ class DictData {
   void Set(Value key, Value value);
 
   const std::vector<std::pair<Value, Value>>& entries() const { return entries_; }
-  size_t size() const { return entries_.size(); }
+  size_t size() const;  // defined below Value: clang needs the complete type here
   int depth() const { return depth_; }
 
  private:
@@ -152,6 +152,8 @@ class Value {
 // None, bools, numbers, strings and tuples of those.
 bool IsHashable(const Value& value);
 // Equal for keys Python's dict treats as one (1, 1.0 and True alike); throws
+inline size_t DictData::size() const { return entries_.size(); }
+
 // TypeError for unhashable values (lists, dicts, namespaces).
 std::string HashKey(const Value& key);
 
