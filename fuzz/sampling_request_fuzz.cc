@@ -19,6 +19,7 @@
 
 #include "model_assets.h"
 #include "pagoda/chat_template/chat_template.h"
+#include "pagoda/server/bounded_json.h"
 #include "pagoda/server/chat_prompt.h"
 #include "pagoda/server/field_reader.h"
 #include "pagoda/server/prompt_input.h"
@@ -34,8 +35,8 @@ using pagoda::server::FieldReader;
 using pagoda::server::SamplingRequest;
 using pagoda::tokenizer::Tokenizer;
 
-// SmolLM2's context and vLLM's default --max-logprobs.
-constexpr pagoda::server::ServingLimits kLimits{.max_model_len = 8192, .max_logprobs = 20};
+// SmolLM2's context and vocabulary, and vLLM's default --max-logprobs.
+constexpr pagoda::server::ServingLimits kLimits{.max_model_len = 8192, .vocab_size = 49152, .max_logprobs = 20};
 
 [[noreturn]] void Fail(const char* what, const std::string& detail) {
   std::fprintf(stderr, "sampling_request_fuzz: %s: %s\n", what, detail.c_str());
@@ -107,11 +108,13 @@ void ReadAsChat(const nlohmann::json& body, const nlohmann::ordered_json& ordere
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
-  // As the server parses a body (ServeRequest): invalid JSON and non-objects
-  // are refused before these readers.
-  const nlohmann::json body = nlohmann::json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (body.is_discarded() || !body.is_object()) return 0;
-  const nlohmann::ordered_json ordered_body = nlohmann::ordered_json::parse(text, nullptr, false);
+  // As the server parses a body (OpenAiApi::ServeBody): invalid JSON, bodies
+  // past the nesting and key limits and non-objects are refused before
+  // these readers, which read the sorted copy.
+  pagoda::StatusOr<nlohmann::ordered_json> ordered = pagoda::server::ParseBoundedJson(text);
+  if (!ordered.ok() || !ordered->is_object()) return 0;
+  const nlohmann::ordered_json& ordered_body = *ordered;
+  const nlohmann::json body = ordered_body;
   const Tokenizer& tok = *pagoda::fuzz::DefaultModelAssets().tokenizer;
   ReadAsCompletions(body, tok);
   ReadAsChat(body, ordered_body, tok);
