@@ -41,8 +41,8 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
                  "enough that short requests are not stuck behind a long prompt")
       ->capture_default_str();
   sub.add_option("--max-num-partial-prefills", args.max_num_partial_prefills,
-                 "Prompts that may prefill concurrently, sharing a step's tokens evenly; above 1, "
-                 "--max-long-partial-prefills applies")
+                 "Concurrent partial prefills: up to this many prompts prefilling in a step share its tokens "
+                 "evenly; above 1, --max-long-partial-prefills applies")
       ->capture_default_str();
   sub.add_option("--max-long-partial-prefills", args.max_long_partial_prefills,
                  "Of those, how many may be long: shorter prompts overtake a long one waiting beyond this")
