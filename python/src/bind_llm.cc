@@ -53,7 +53,8 @@ void BindLlm(py::module_& m) {
       .def(py::init([](const std::optional<std::string>& model, std::optional<int64_t> max_model_len,
                        const py::object& kv_cache_memory, bool enable_prefix_caching, int32_t max_num_seqs,
                        int32_t max_num_batched_tokens, int32_t block_size, std::optional<int64_t> seed,
-                       int32_t threads, const std::string& scheduling_policy) {
+                       int32_t threads, const std::string& scheduling_policy, int32_t long_prefill_token_threshold,
+                       int32_t max_num_partial_prefills, int32_t max_long_partial_prefills) {
              EngineConfig config;
              config.model = model.value_or("");  // empty: $PAGODA_MODEL, else the default model
              config.max_model_len = max_model_len;
@@ -65,6 +66,9 @@ void BindLlm(py::module_& m) {
              config.seed = seed;
              config.threads = threads;
              config.scheduling_policy = Policy(scheduling_policy);
+             config.long_prefill_token_threshold = long_prefill_token_threshold;
+             config.max_num_partial_prefills = max_num_partial_prefills;
+             config.max_long_partial_prefills = max_long_partial_prefills;
              py::gil_scoped_release release;  // loading the model takes a while
              return std::make_unique<LLM>(config);
            }),
@@ -73,7 +77,10 @@ void BindLlm(py::module_& m) {
            py::arg("max_num_seqs") = EngineConfig{}.max_num_seqs,
            py::arg("max_num_batched_tokens") = EngineConfig{}.max_num_batched_tokens,
            py::arg("block_size") = EngineConfig{}.block_size, py::arg("seed") = py::none(),
-           py::arg("threads") = 0, py::arg("scheduling_policy") = "fcfs")
+           py::arg("threads") = 0, py::arg("scheduling_policy") = "fcfs",
+           py::arg("long_prefill_token_threshold") = EngineConfig{}.long_prefill_token_threshold,
+           py::arg("max_num_partial_prefills") = EngineConfig{}.max_num_partial_prefills,
+           py::arg("max_long_partial_prefills") = EngineConfig{}.max_long_partial_prefills)
       .def(
           "generate",
           [](LLM& llm, const py::object& prompts, const py::object& sampling_params) {

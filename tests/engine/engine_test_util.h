@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <string>
@@ -31,7 +32,8 @@ inline EngineConfig TestEngineConfig(int64_t num_blocks) {
   config.model = PAGODA_TEST_MODEL;
   config.kv_cache_memory = num_blocks * TestModelBytesPerBlock();
   config.threads = 2;
-  config.max_model_len = 1024;
+  // The engine refuses a cache too small for one max_model_len request.
+  config.max_model_len = std::min<int64_t>(1024, num_blocks * 16);
   return config;
 }
 

@@ -86,11 +86,24 @@ TEST(EngineMetricsTest, ExposesVllmFamiliesWithTheirTypes) {
       {"vllm:request_decode_time_seconds", "histogram"},
       {"vllm:request_num_preemptions", "histogram"},
       {"vllm:request_prefill_kv_computed_tokens", "histogram"},
+      {"pagoda:num_requests_rejected_total", "counter"},
   };
   EXPECT_EQ(e.types, expected);
-  // vLLM's registration order: the MFU counters first, histograms last.
+  // vLLM's registration order: the MFU counters first, histograms last;
+  // then Pagoda's own.
   EXPECT_EQ(e.family_order.front(), "vllm:estimated_flops_per_gpu_total");
-  EXPECT_EQ(e.family_order.back(), "vllm:request_prefill_kv_computed_tokens");
+  ASSERT_GE(e.family_order.size(), 2u);
+  EXPECT_EQ(e.family_order[e.family_order.size() - 2], "vllm:request_prefill_kv_computed_tokens");
+  EXPECT_EQ(e.family_order.back(), "pagoda:num_requests_rejected_total");
+}
+
+TEST(EngineMetricsTest, CountsRequestsRejectedByAFullWaitingQueue) {
+  EngineMetrics metrics(Config());
+  const std::string sample = "pagoda:num_requests_rejected_total{engine=\"0\",model_name=\"SmolLM2\"} ";
+  EXPECT_TRUE(HasSample(Parse(metrics.Render()), sample + "0.0"));
+  metrics.OnRequestRejected();
+  metrics.OnRequestRejected();
+  EXPECT_TRUE(HasSample(Parse(metrics.Render()), sample + "2.0"));
 }
 
 TEST(EngineMetricsTest, EverySeriesHasModelNameAndEngineLabels) {

@@ -87,6 +87,10 @@ def test_seeded_sampling_is_reproducible(pagoda_bin):
         (["detokenize", "--ids", "[1, 99999999]"], "99999999"),
         (["detokenize", "--ids", "not json"], "JSON"),
         (["perplexity", "--file", "/nonexistent.txt"], "nonexistent.txt"),
+        (["bench", "throughput", "--max-long-partial-prefills", "5"], "--max-long-partial-prefills"),
+        (["serve", "--long-prefill-token-threshold", "-1"], "--long-prefill-token-threshold"),
+        (["serve", "--max-num-waiting-requests", "-1"], "--max-num-waiting-requests"),
+        (["bench", "throughput", "--kv-cache-memory", "64MiB"], "--kv-cache-memory"),
     ],
 )
 def test_errors_are_one_clear_line(pagoda_bin, args, message):
@@ -110,7 +114,8 @@ def test_bench_throughput_counts_and_json(pagoda_bin, tmp_path):
     result = tmp_path / "result.json"
     out = run(
         pagoda_bin, "bench", "throughput", "--num-prompts", "4", "--input-len", "32", "--output-len", "4",
-        "--shared-prefix-len", "16", "--kv-cache-memory", "64MiB", "--output-json", str(result),
+        "--shared-prefix-len", "16", "--kv-cache-memory", "64MiB", "--max-model-len", "1024",
+        "--output-json", str(result),
     ).stdout.decode()
     assert re.search(r"Throughput: [0-9.]+ requests/s, [0-9.]+ total tokens/s, [0-9.]+ output tokens/s", out)
     r = json.loads(result.read_text())
@@ -126,7 +131,8 @@ def test_bench_throughput_counts_and_json(pagoda_bin, tmp_path):
     # Without prefix caching nothing is shared; a random length range stays within its bounds.
     run(
         pagoda_bin, "bench", "throughput", "--num-prompts", "4", "--random-input-len-range", "8", "12",
-        "--output-len", "2", "--no-enable-prefix-caching", "--kv-cache-memory", "64MiB", "--output-json", str(result),
+        "--output-len", "2", "--no-enable-prefix-caching", "--kv-cache-memory", "64MiB", "--max-model-len", "1024",
+        "--output-json", str(result),
     )
     r = json.loads(result.read_text())
     assert r["num_cached_tokens"] == 0 and r["prefix_cache_hit_rate"] == 0
@@ -138,7 +144,7 @@ def test_bench_throughput_dataset(pagoda_bin, tmp_path):
     dataset.write_text('{"prompt": "Hello"}\n{"prompt": "The capital of France is"}\n')
     result = tmp_path / "result.json"
     run(pagoda_bin, "bench", "throughput", "--dataset", str(dataset), "--output-len", "3",
-        "--kv-cache-memory", "64MiB", "--output-json", str(result))
+        "--kv-cache-memory", "64MiB", "--max-model-len", "1024", "--output-json", str(result))
     r = json.loads(result.read_text())
     assert r["num_requests"] == 2 and r["config"]["dataset"] == str(dataset)
     assert r["config"]["ignore_eos"] is False and 2 <= r["total_output_tokens"] <= 6

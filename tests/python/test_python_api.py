@@ -92,6 +92,15 @@ def test_refused_requests_raise_value_error(pagoda, llm):
         pagoda.LLM(kv_cache_memory="lots")
 
 
+def test_engine_limits_are_checked_at_construction(pagoda):
+    with pytest.raises(RuntimeError, match="max_long_partial_prefills"):
+        pagoda.LLM(kv_cache_memory="256MiB", max_model_len=1024, max_num_partial_prefills=2,
+                   max_long_partial_prefills=3)
+    # 64 MiB holds 2,912 tokens of KV cache, not one request of the model's 8,192.
+    with pytest.raises(RuntimeError, match=r"max seq len \(8192\).*estimated maximum model length is 2912"):
+        pagoda.LLM(kv_cache_memory="64MiB")
+
+
 def test_defaults_are_vllms(pagoda):
     p = pagoda.SamplingParams()
     assert (p.n, p.best_of, p.temperature, p.top_p, p.top_k, p.min_p) == (1, None, 1.0, 1.0, 0, 0.0)

@@ -1,15 +1,54 @@
 #include "pagoda/apps/engine_args.h"
 
+#include <fmt/format.h>
+
 #include "pagoda/apps/kv_cache_size.h"
 #include "pagoda/apps/model_files.h"
 #include "pagoda/engine/memory_size.h"
 
 namespace pagoda::apps {
 
+namespace {
+
+// The engine checks these too, by their field names; here the error names
+// the flag.
+Status CheckPrefillAndQueueFlags(const EngineArgs& args) {
+  if (args.long_prefill_token_threshold < 0) {
+    return InvalidArgumentError("--long-prefill-token-threshold must be at least 0 (0: no cap)");
+  }
+  if (args.max_num_partial_prefills < 1) return InvalidArgumentError("--max-num-partial-prefills must be at least 1");
+  if (args.max_long_partial_prefills < 1 || args.max_long_partial_prefills > args.max_num_partial_prefills) {
+    return InvalidArgumentError(fmt::format(
+        "--max-long-partial-prefills ({}) must be at least 1 and at most --max-num-partial-prefills ({})",
+        args.max_long_partial_prefills, args.max_num_partial_prefills));
+  }
+  if (args.max_num_waiting_requests < 0) {
+    return InvalidArgumentError("--max-num-waiting-requests must be at least 0 (0: unbounded)");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
   sub.add_option("--max-model-len", args.max_model_len, "Prompt plus output per sequence (default: the model's)");
   sub.add_option("--max-num-seqs", args.max_num_seqs, "Sequences running at once")->capture_default_str();
   sub.add_option("--max-num-batched-tokens", args.max_num_batched_tokens, "Tokens computed per step")
+      ->capture_default_str();
+  sub.add_option("--long-prefill-token-threshold", args.long_prefill_token_threshold,
+                 "Most tokens one request prefills per step; a request with more left is long. 0: no cap (then 4% "
+                 "of --max-model-len with --max-num-partial-prefills > 1). The default keeps a CPU step short "
+                 "enough that short requests are not stuck behind a long prompt")
+      ->capture_default_str();
+  sub.add_option("--max-num-partial-prefills", args.max_num_partial_prefills,
+                 "Concurrent partial prefills: up to this many prompts prefilling in a step share its tokens "
+                 "evenly; above 1, --max-long-partial-prefills applies")
+      ->capture_default_str();
+  sub.add_option("--max-long-partial-prefills", args.max_long_partial_prefills,
+                 "Of those, how many may be long: shorter prompts overtake a long one waiting beyond this")
+      ->capture_default_str();
+  sub.add_option("--max-num-waiting-requests", args.max_num_waiting_requests,
+                 "Requests waiting to be scheduled beyond which new ones are refused (HTTP 503). 0: unbounded")
       ->capture_default_str();
   sub.add_option("--block-size", args.block_size, "Tokens per KV block")->capture_default_str();
   sub.add_option("--kv-cache-memory", args.kv_cache_memory, "KV cache size, e.g. 2GiB (default: 4GiB)");
@@ -26,6 +65,10 @@ StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineAr
   config.max_model_len = args.max_model_len;
   config.max_num_seqs = args.max_num_seqs;
   config.max_num_batched_tokens = args.max_num_batched_tokens;
+  config.long_prefill_token_threshold = args.long_prefill_token_threshold;
+  config.max_num_partial_prefills = args.max_num_partial_prefills;
+  config.max_long_partial_prefills = args.max_long_partial_prefills;
+  config.max_num_waiting_requests = args.max_num_waiting_requests;
   config.block_size = args.block_size;
   config.enable_prefix_caching = args.enable_prefix_caching;
   config.threads = args.threads;
@@ -38,6 +81,7 @@ StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineAr
   } else if (args.scheduling_policy != "fcfs") {
     return InvalidArgumentError("--scheduling-policy must be fcfs or priority");
   }
+  PAGODA_RETURN_IF_ERROR(CheckPrefillAndQueueFlags(args));
   return config;
 }
 

@@ -17,6 +17,10 @@ struct EngineArgs {
   std::optional<int64_t> max_model_len;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
   int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;
+  int long_prefill_token_threshold = EngineConfig{}.long_prefill_token_threshold;
+  int max_num_partial_prefills = EngineConfig{}.max_num_partial_prefills;
+  int max_long_partial_prefills = EngineConfig{}.max_long_partial_prefills;
+  int max_num_waiting_requests = EngineConfig{}.max_num_waiting_requests;
   int block_size = EngineConfig{}.block_size;
   std::string kv_cache_memory;
   bool enable_prefix_caching = true;

@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include <utility>
+
 #include "pagoda/engine/engine_core.h"
 
 namespace pagoda {
@@ -58,6 +60,8 @@ StatusOr<std::shared_ptr<OutputStream>> Engine::Submit(std::string request_id, s
     if (live_ids_.contains(request_id)) {
       return InvalidArgumentError(fmt::format("request id '{}' is already in use", request_id));
     }
+    // Checked before tokenizing too, which a full queue would waste.
+    PAGODA_RETURN_IF_ERROR(CheckWaitingRoomLocked());
     // Derived seeds differ per request, in the order requests are added.
     if (config().seed) seed = static_cast<int64_t>(static_cast<uint64_t>(*config().seed) +
                                                    0x9E3779B97F4A7C15ull * static_cast<uint64_t>(num_added_++));
@@ -69,14 +73,32 @@ StatusOr<std::shared_ptr<OutputStream>> Engine::Submit(std::string request_id, s
   std::shared_ptr<OutputStream> stream = pending.state->stream();
   {
     std::lock_guard lock(mu_);
-    // Checked again: another thread may have taken the id meanwhile.
+    // Checked again: another thread may have taken the id, or the last
+    // place in the queue, meanwhile.
+    PAGODA_RETURN_IF_ERROR(CheckWaitingRoomLocked());
     if (!live_ids_.insert(request_id).second) {
       return InvalidArgumentError(fmt::format("request id '{}' is already in use", request_id));
     }
     inbox_.push_back(Command{std::make_unique<PendingRequest>(std::move(pending)), {}});
+    ++num_inbox_adds_;
   }
   wake_.notify_one();
   return stream;
+}
+
+Status Engine::CheckWaitingRoomLocked() {
+  const int64_t limit = config().max_num_waiting_requests;
+  if (limit == 0 || num_inbox_adds_ + num_unscheduled_taken_ < limit) return Status::Ok();
+  // The metrics are thread-safe: counted here, on the refused caller's thread.
+  core_->metrics().OnRequestRejected();
+  return UnavailableError(fmt::format(
+      "the waiting queue is full: {} requests are waiting to be scheduled (max_num_waiting_requests); retry later",
+      limit));
+}
+
+void Engine::PublishLocked(const EngineStats& stats) {
+  stats_ = stats;
+  num_unscheduled_taken_ = stats.num_queued_requests;
 }
 
 void Engine::Abort(const std::string& request_id) {
@@ -95,6 +117,7 @@ void Engine::Loop() {
       if (!core_->has_work()) wake_.wait(lock, [&] { return stopping_ || !inbox_.empty(); });
       if (stopping_) break;
       commands.swap(inbox_);
+      num_unscheduled_taken_ += std::exchange(num_inbox_adds_, 0);
     }
     for (Command& c : commands) {
       if (c.add) {
@@ -104,11 +127,16 @@ void Engine::Loop() {
       }
     }
     commands.clear();
-    if (core_->has_work()) core_->Step();
+    if (core_->has_work()) {
+      core_->Step([&](const EngineStats& planned) {
+        std::lock_guard lock(mu_);
+        PublishLocked(planned);
+      });
+    }
     const EngineStats stats = core_->Stats();
     std::vector<std::string> finished = core_->TakeFinishedIds();
     std::lock_guard lock(mu_);
-    stats_ = stats;
+    PublishLocked(stats);
     for (const std::string& id : finished) live_ids_.erase(id);
   }
   // Shutting down: requests never taken in, and those running, end as aborted.

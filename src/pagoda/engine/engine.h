@@ -43,8 +43,12 @@ class Engine {
   // Queues a request for the next step and returns its output stream.
   // Refused synchronously: an id already in use, invalid sampling
   // parameters, token ids outside the vocabulary, an empty prompt, a prompt
-  // of max_model_len tokens or more, a request that could outgrow the whole
-  // KV cache (RESOURCE_EXHAUSTED).
+  // of max_model_len tokens or more (INVALID_ARGUMENT); a full waiting
+  // queue, max_num_waiting_requests requests accepted and not yet
+  // scheduled (UNAVAILABLE: retrying later may succeed; counted in
+  // pagoda:num_requests_rejected). A place frees when the engine thread
+  // schedules or drops the request, which it reports when it plans a step
+  // and when it ends one.
   StatusOr<std::shared_ptr<OutputStream>> AddRequest(std::string request_id, std::string prompt,
                                                      SamplingParams params, int32_t priority = 0);
   StatusOr<std::shared_ptr<OutputStream>> AddRequest(std::string request_id, std::vector<int32_t> prompt_token_ids,
@@ -53,7 +57,7 @@ class Engine {
   // final output with finish_reason "abort". Unknown or finished ids are ignored.
   void Abort(const std::string& request_id);
 
-  // As of the end of the last step.
+  // As of the last step's plan (refreshed again when the step ends).
   EngineStats Stats() const;
   // The configuration with defaults resolved.
   const EngineConfig& config() const;
@@ -75,6 +79,11 @@ class Engine {
                                                  std::vector<int32_t> prompt_token_ids, SamplingParams params,
                                                  int32_t priority);
   void Loop();
+  // UNAVAILABLE, counted in the metrics, when max_num_waiting_requests
+  // requests are waiting; needs mu_.
+  Status CheckWaitingRoomLocked();
+  // Publishes a snapshot of the engine thread's stats; needs mu_.
+  void PublishLocked(const EngineStats& stats);
 
   std::unique_ptr<EngineCore> core_;  // used by the engine thread only, but for its thread-safe parts
   mutable std::mutex mu_;
@@ -82,6 +91,10 @@ class Engine {
   std::vector<Command> inbox_;
   std::unordered_set<std::string> live_ids_;  // added and not yet finished
   int64_t num_added_ = 0;                     // for config.seed's per-request seeds
+  // Accepted and not yet scheduled: adds in the inbox, plus those the
+  // engine thread took in and had not scheduled when it last published.
+  int64_t num_inbox_adds_ = 0;
+  int64_t num_unscheduled_taken_ = 0;
   bool stopping_ = false;
   EngineStats stats_;
   std::thread thread_;

@@ -21,6 +21,26 @@ struct EngineConfig {
   // Tokens computed per step, all sequences together. vLLM's CPU default for
   // its server (2048): chunked prefill keeps a step's latency bounded.
   int32_t max_num_batched_tokens = 2048;
+  // Chunked prefill's fairness (vLLM's knobs, defaults chosen for the CPU;
+  // docs/performance.md has the measurements). A sequence with more than
+  // long_prefill_token_threshold tokens left to compute is "long" and
+  // computes at most that many per step, so one long prompt no longer takes
+  // a whole step's budget; 0: no cap (vLLM's default, which then takes 4% of
+  // max_model_len when max_num_partial_prefills > 1). With
+  // max_num_partial_prefills > 1 the prompts that can run in a step share
+  // the budget evenly and at most max_long_partial_prefills of them are
+  // long: short prompts overtake a long one waiting behind a long prefill.
+  // Defaults for the CPU: a short request arriving during an 8k prompt now
+  // waits for a 64-token step of it, not a 2048-token one (two orders of
+  // magnitude less), while chunks of 64 cost ordinary prompts nothing
+  // measurable and smaller ones do.
+  int32_t long_prefill_token_threshold = 64;
+  int32_t max_num_partial_prefills = 4;
+  int32_t max_long_partial_prefills = 1;
+  // Requests accepted but not yet scheduled (still in the engine's inbox,
+  // or waiting in the scheduler) beyond which AddRequest refuses new ones
+  // with UNAVAILABLE; 0: unbounded.
+  int32_t max_num_waiting_requests = 0;
   int32_t block_size = 16;
   // Bytes for the KV cache arena (vLLM's VLLM_CPU_KVCACHE_SPACE, 4 GiB by
   // default); ParseMemorySize reads "2GiB" and the like.

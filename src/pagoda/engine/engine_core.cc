@@ -25,7 +25,49 @@ Status ValidateConfig(const EngineConfig& c) {
   if (c.max_num_batched_tokens < 1) return InvalidArgumentError("max_num_batched_tokens must be at least 1");
   if (c.block_size < 1) return InvalidArgumentError("block_size must be at least 1");
   if (c.max_model_len && *c.max_model_len < 2) return InvalidArgumentError("max_model_len must be at least 2");
+  if (c.long_prefill_token_threshold < 0) {
+    return InvalidArgumentError("long_prefill_token_threshold must be at least 0 (0: no cap)");
+  }
+  if (c.max_num_partial_prefills < 1) return InvalidArgumentError("max_num_partial_prefills must be at least 1");
+  if (c.max_long_partial_prefills < 1 || c.max_long_partial_prefills > c.max_num_partial_prefills) {
+    return InvalidArgumentError(fmt::format("max_long_partial_prefills ({}) must be at least 1 and at most "
+                                            "max_num_partial_prefills ({})",
+                                            c.max_long_partial_prefills, c.max_num_partial_prefills));
+  }
+  if (c.max_num_waiting_requests < 0) {
+    return InvalidArgumentError("max_num_waiting_requests must be at least 0 (0: unbounded)");
+  }
   return Status::Ok();
+}
+
+// vLLM's default: with concurrent partial prefills and no threshold, more
+// than 4% of max_model_len is "long". (vLLM also refuses a threshold over
+// max_model_len; Pagoda's default would then refuse a small max_model_len,
+// and such a threshold simply never applies.)
+void ResolvePrefillLimits(EngineConfig& c, int64_t max_model_len) {
+  if (c.max_num_partial_prefills > 1 && c.long_prefill_token_threshold == 0) {
+    c.long_prefill_token_threshold = static_cast<int32_t>(static_cast<double>(max_model_len) * 0.04);
+  }
+}
+
+// vLLM's start-up check (check_enough_kv_cache_memory), naming Pagoda's
+// flag for the cache size: a cache too small for one request of
+// max_model_len tokens would refuse such requests, or never finish them.
+Status CheckKvCacheHoldsOneRequest(const KvCacheShape& shape, int64_t kv_cache_memory, int64_t max_model_len) {
+  const int64_t bytes_per_block = shape.BytesPerBlock();
+  const int64_t needed = (max_model_len + shape.block_size - 1) / shape.block_size * bytes_per_block;
+  if (needed <= kv_cache_memory) return Status::Ok();
+  const int64_t estimated_max_len = kv_cache_memory / bytes_per_block * shape.block_size;
+  const std::string estimate =
+      estimated_max_len > 0
+          ? fmt::format(" Based on the available memory, the estimated maximum model length is {}.", estimated_max_len)
+          : "";
+  constexpr double kGiB = 1 << 30;
+  return InvalidArgumentError(fmt::format(
+      "To serve at least one request with the models's max seq len ({}), ({:.2f} GiB KV cache is needed, which is "
+      "larger than the available KV cache memory ({:.2f} GiB).{} Try increasing `--kv-cache-memory` or decreasing "
+      "`max_model_len` when initializing the engine.",
+      max_model_len, static_cast<double>(needed) / kGiB, static_cast<double>(kv_cache_memory) / kGiB, estimate));
 }
 
 }  // namespace
@@ -53,8 +95,10 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
         fmt::format("max_model_len {} exceeds the model's context of {} tokens", max_model_len, mc.max_context));
   }
   core->config_.max_model_len = max_model_len;
+  ResolvePrefillLimits(core->config_, max_model_len);
 
   const KvCacheShape shape{mc.num_layers, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
+  PAGODA_RETURN_IF_ERROR(CheckKvCacheHoldsOneRequest(shape, config.kv_cache_memory, max_model_len));
   PAGODA_ASSIGN_OR_RETURN(core->arena_, KvCacheArena::Create(shape, config.kv_cache_memory));
   const int64_t num_blocks = core->arena_->num_blocks();
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
@@ -68,6 +112,9 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   sc.max_num_batched_tokens = config.max_num_batched_tokens;
   sc.max_num_seqs = config.max_num_seqs;
   sc.max_model_len = max_model_len;
+  sc.long_prefill_token_threshold = core->config_.long_prefill_token_threshold;
+  sc.max_num_partial_prefills = config.max_num_partial_prefills;
+  sc.max_long_partial_prefills = config.max_long_partial_prefills;
   sc.policy = config.scheduling_policy;
   sc.eos_token_id = core->tokenizer_->eos_id();
   sc.kv = KvCacheConfig{static_cast<int32_t>(num_blocks), config.block_size, config.enable_prefix_caching};
@@ -337,10 +384,15 @@ void EngineCore::RecordStep(const StepPlan& plan, const UpdateResult& result, co
   metrics_->SetSchedulerState(after.num_running_requests, after.num_waiting_requests, after.kv_cache_usage);
 }
 
-void EngineCore::Step() {
+void EngineCore::Step(const std::function<void(const EngineStats&)>& on_scheduled) {
   const SchedulerStats before = scheduler_->stats();
   const StepPlan plan = scheduler_->Schedule();
   ++num_steps_;
+  // A step can take seconds (a long prompt's chunk): the gauges show what
+  // it runs while it runs, not only once it ends.
+  const EngineStats planned = Stats();
+  metrics_->SetSchedulerState(planned.num_running_requests, planned.num_waiting_requests, planned.kv_cache_usage);
+  if (on_scheduled) on_scheduled(planned);
   const std::vector<std::vector<int32_t>> sampled =
       plan.seqs.empty() ? std::vector<std::vector<int32_t>>{} : RunAndSample(plan);
   UpdateResult result = scheduler_->Update(plan, sampled);

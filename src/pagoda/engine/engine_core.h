@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -58,13 +59,15 @@ class EngineCore {
   void Abort(const std::string& request_id);
   void AbortAll();
   bool has_work() const { return scheduler_->has_unfinished_requests(); }
-  // Schedules, runs, samples, updates and publishes one step.
-  void Step();
+  // Schedules, runs, samples, updates and publishes one step; calls
+  // `on_scheduled` with the stats as planned, before the step runs.
+  void Step(const std::function<void(const EngineStats&)>& on_scheduled = {});
   // Ids whose final output was published since the last call.
   std::vector<std::string> TakeFinishedIds();
   EngineStats Stats() const;
   // Thread-safe: the server renders them while the engine records.
   const metrics::EngineMetrics& metrics() const { return *metrics_; }
+  metrics::EngineMetrics& metrics() { return *metrics_; }
 
  private:
   EngineCore() = default;

@@ -189,6 +189,12 @@ EngineMetrics::EngineMetrics(const EngineMetricsConfig& config)
                           "Histogram of new KV tokens computed during prefill (excluding cached tokens).",
                           token_buckets)
            .Labels(labels);
+
+  // Pagoda's own, after vLLM's.
+  requests_rejected_ = &AddEngineCounter("pagoda:num_requests_rejected",
+                                         "Number of requests refused because the waiting queue was full "
+                                         "(max_num_waiting_requests).")
+                            .Labels(labels);
 }
 
 void EngineMetrics::SetSchedulerState(int64_t num_running, int64_t num_waiting, double kv_cache_usage) {
@@ -257,6 +263,8 @@ void EngineMetrics::OnParentRequestFinished(int64_t n, int64_t max_num_generatio
   request_max_num_generation_tokens_->Observe(static_cast<double>(max_num_generation_tokens));
   request_params_n_->Observe(static_cast<double>(n));
 }
+
+void EngineMetrics::OnRequestRejected() { requests_rejected_->Inc(); }
 
 void EngineMetrics::SetCacheConfigInfo(const std::map<std::string, std::string>& info) {
   PAGODA_CHECK_MSG(!info.contains("engine"), "the engine label is added here");

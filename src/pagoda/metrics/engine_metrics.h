@@ -9,7 +9,8 @@
 // periodic stats line. All methods are thread-safe.
 //
 // The set of families is the one vLLM registers for one engine without
-// speculative decoding, LoRA, KV connectors or optional metrics. Those that
+// speculative decoding, LoRA, KV connectors or optional metrics, followed by
+// Pagoda's own (prefix "pagoda:") for what vLLM does not measure. Those that
 // belong to features Pagoda lacks (MFU estimates, external and multi-modal
 // caches, sleep mode, admission queue limits) are there at the values an
 // idle vLLM feature shows, so that the series a dashboard finds are the same.
@@ -95,6 +96,9 @@ class EngineMetrics {
   // (vLLM's parent request; n = 1 too): n and the most tokens any of its
   // completions generated.
   void OnParentRequestFinished(int64_t n, int64_t max_num_generation_tokens);
+  // A request refused because the waiting queue was full
+  // (max_num_waiting_requests), on the refusing thread.
+  void OnRequestRejected();
   // vllm:cache_config_info: a gauge set to 1 whose labels are the cache
   // configuration, set once the KV cache is sized. vLLM labels it with every
   // field of its CacheConfig (block_size, cache_dtype, enable_prefix_caching,
@@ -148,6 +152,7 @@ class EngineMetrics {
   Histogram* request_decode_time_ = nullptr;
   Histogram* request_num_preemptions_ = nullptr;
   Histogram* request_prefill_kv_computed_tokens_ = nullptr;
+  Counter* requests_rejected_ = nullptr;
 
   mutable std::mutex window_mu_;
   CachingWindow prefix_cache_window_;  // for the stats line's hit rate
