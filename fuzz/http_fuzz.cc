@@ -28,6 +28,7 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -127,7 +128,9 @@ class Connection {
     addr.sin_family = AF_INET;
     addr.sin_port = htons(port);
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) Fail("connect failed");
+    deadline_ = Clock::now() + kCloseTimeout;
+    if (::connect(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) != 0) FinishConnect(errno);
+    deadline_ = Clock::now() + kCloseTimeout;
     const int one = 1;
     ::setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
     socklen_t len = sizeof(addr);
@@ -147,7 +150,7 @@ class Connection {
   void Send(std::string_view bytes) {
     while (!bytes.empty() && !send_failed_ && !eof_) {
       pollfd p{fd_, POLLIN | POLLOUT, 0};
-      if (::poll(&p, 1, Remaining()) <= 0) Fail("the server neither reads nor writes", received_);
+      if (!Poll(p)) TimedOut("the server neither reads nor writes");
       if (p.revents & POLLIN) ReadSome();
       if (p.revents & (POLLOUT | POLLERR | POLLHUP)) {
         const ssize_t n = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
@@ -161,15 +164,33 @@ class Connection {
   void ReadToEnd() {
     while (!eof_) {
       pollfd p{fd_, POLLIN, 0};
-      if (::poll(&p, 1, Remaining()) <= 0) Fail("the server did not close the connection in time", received_);
+      if (!Poll(p)) TimedOut("the server did not close the connection in time");
       ReadSome();
     }
   }
 
  private:
-  int Remaining() const {
-    const auto left = deadline_ - Clock::now();
-    return static_cast<int>(std::max<int64_t>(0, std::chrono::duration_cast<std::chrono::milliseconds>(left).count()));
+  [[noreturn]] void TimedOut(const std::string& what) const;
+  // A connect that a signal interrupted goes on in the background; the
+  // socket turns writable when it is done.
+  void FinishConnect(int error) {
+    if (error == EINTR) {
+      pollfd p{fd_, POLLOUT, 0};
+      if (!Poll(p)) Fail("connect timed out");
+      socklen_t len = sizeof(error);
+      ::getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &len);
+    }
+    if (error != 0) Fail(std::string("connect failed: ") + std::strerror(error));
+  }
+  // Waits for `p`'s events until the deadline; false if it passed. A signal
+  // (libFuzzer's timeout alarm) interrupts poll without ending the wait.
+  bool Poll(pollfd& p) const {
+    for (;;) {
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline_ - Clock::now()).count();
+      const int n = ::poll(&p, 1, static_cast<int>(std::max<int64_t>(0, left)));
+      if (n > 0) return true;
+      if (n == 0 || errno != EINTR) return false;
+    }
   }
   void ReadSome() {
     char chunk[16384];
@@ -181,10 +202,22 @@ class Connection {
   int fd_;
   std::string remote_;
   std::string received_;
-  Clock::time_point deadline_ = Clock::now() + kCloseTimeout;
+  Clock::time_point deadline_;
   bool send_failed_ = false;
   bool eof_ = false;
 };
+
+size_t DispatchedCount(const std::string& remote) {
+  std::lock_guard lock(dispatched_mutex);
+  const auto it = dispatched.find(remote);
+  return it == dispatched.end() ? 0 : it->second.size();
+}
+
+void Connection::TimedOut(const std::string& what) const {
+  Fail(what + " within " + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(kCloseTimeout).count()) +
+           " s (the handler had " + std::to_string(DispatchedCount(remote_)) + " of its requests)",
+       received_);
+}
 
 // ---- Checking what came back ----
 
