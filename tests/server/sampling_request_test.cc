@@ -77,6 +77,7 @@ TEST(SamplingRequestTest, ErrorsNameTheField) {
       {{{"top_logprobs", 2}}, Endpoint::kChat, "top_logprobs"},
       {{{"max_tokens", 0}}, Endpoint::kCompletions, "max_tokens"},
       {{{"stop_token_ids", {-1}}}, Endpoint::kCompletions, "stop_token_ids"},
+      {{{"seed", 18446744073709551615ull}}, Endpoint::kCompletions, "seed"},  // not wrapped to -1
       // Ids at or past the vocabulary's size, and 64-bit ones that would
       // truncate to a valid 32-bit id (4294967297 = 2^32 + 1).
       {{{"stop_token_ids", {999, 1000}}}, Endpoint::kCompletions, "stop_token_ids"},

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <cmath>
+#include <cstdint>
 
 namespace pagoda::server {
 namespace {
@@ -31,6 +32,11 @@ void FieldReader::Fail(std::string_view name, std::string message) {
 std::optional<int64_t> FieldReader::Int(std::string_view name) {
   const nlohmann::json& v = Raw(name);
   if (v.is_null()) return std::nullopt;
+  // Past int64's range, rather than wrapped (2^64 - 1 would read as -1).
+  if (v.is_number_unsigned() && v.get<uint64_t>() > static_cast<uint64_t>(INT64_MAX)) {
+    Fail(name, fmt::format("'{}' is out of range", name));
+    return std::nullopt;
+  }
   // JSON has one number type: 2.0 is an integer to Python's pydantic too.
   if (v.is_number_integer()) return v.get<int64_t>();
   if (v.is_number_float()) {
