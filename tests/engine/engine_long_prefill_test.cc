@@ -32,7 +32,7 @@ double TimeToFirstToken(Engine& engine, const std::string& id, std::vector<int32
 }
 
 #if defined(__SANITIZE_ADDRESS__)
-constexpr int32_t kLongPrompt = 2000;  // the sanitizers run the model several times slower
+constexpr int32_t kLongPrompt = 1000;  // the sanitizers run the model several times slower
 #else
 constexpr int32_t kLongPrompt = 8000;
 #endif
