@@ -16,9 +16,7 @@ namespace {
 
 TEST(HttpServerHalfClose, AClientThatHalfClosesStillGetsItsPendingResponse) {
   ResponderBox box;
-  auto server = StartTestServer([&](Request request, std::shared_ptr<Responder> responder) {
-    box.Put(std::move(request), std::move(responder));
-  });
+  auto server = StartTestServer(KeepResponders(box));
   ASSERT_NE(server, nullptr);
   TestClient client(server->port());
   ASSERT_TRUE(client.Send(MakeRequest("POST", "/slow", "prompt")));
@@ -42,9 +40,7 @@ TEST(HttpServerHalfClose, AClientThatHalfClosesStillGetsItsPendingResponse) {
 
 TEST(HttpServerHalfClose, AStreamToAHalfClosedClientRunsToItsEnd) {
   ResponderBox box;
-  auto server = StartTestServer([&](Request request, std::shared_ptr<Responder> responder) {
-    box.Put(std::move(request), std::move(responder));
-  });
+  auto server = StartTestServer(KeepResponders(box));
   ASSERT_NE(server, nullptr);
   TestClient client(server->port());
   ASSERT_TRUE(client.Send(MakeRequest("GET", "/stream")));
@@ -70,9 +66,7 @@ TEST(HttpServerHalfClose, AStreamToAHalfClosedClientRunsToItsEnd) {
 
 TEST(HttpServerHalfClose, AQuietStreamWhoseClientClosedIsNoticed) {
   ResponderBox box;
-  auto server = StartTestServer([&](Request request, std::shared_ptr<Responder> responder) {
-    box.Put(std::move(request), std::move(responder));
-  });
+  auto server = StartTestServer(KeepResponders(box));
   ASSERT_NE(server, nullptr);
   std::atomic<bool> gone{false};
   {
@@ -102,9 +96,7 @@ TEST(HttpServerHalfClose, PipelinedRequestsBeforeTheHalfCloseAreAllAnswered) {
 
 TEST(HttpServerHalfClose, AClientThatClosedIsStillNoticedWhileItsResponseIsPending) {
   ResponderBox box;
-  auto server = StartTestServer([&](Request request, std::shared_ptr<Responder> responder) {
-    box.Put(std::move(request), std::move(responder));
-  });
+  auto server = StartTestServer(KeepResponders(box));
   ASSERT_NE(server, nullptr);
   std::atomic<bool> gone{false};
   {

@@ -11,10 +11,6 @@
 namespace pagoda::http::testing {
 namespace {
 
-Handler KeepResponders(ResponderBox& box) {
-  return [&box](Request request, std::shared_ptr<Responder> responder) { box.Put(std::move(request), responder); };
-}
-
 TEST(HttpServerStreaming, ChunksArriveAsTheyAreWritten) {
   ResponderBox box;
   auto server = StartTestServer(KeepResponders(box));

@@ -234,4 +234,8 @@ std::shared_ptr<Responder> ResponderBox::at(size_t i) const {
   return entries_.at(i).second;
 }
 
+Handler KeepResponders(ResponderBox& box) {
+  return [&box](Request request, std::shared_ptr<Responder> responder) { box.Put(std::move(request), responder); };
+}
+
 }  // namespace pagoda::http::testing

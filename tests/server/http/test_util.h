@@ -97,4 +97,7 @@ class ResponderBox {
   std::vector<std::pair<Request, std::shared_ptr<Responder>>> entries_;
 };
 
+// A handler that leaves each request and its Responder in `box`.
+Handler KeepResponders(ResponderBox& box);
+
 }  // namespace pagoda::http::testing
