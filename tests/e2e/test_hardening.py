@@ -173,3 +173,44 @@ def test_unknown_v1_paths_under_an_api_key_are_401(keyed_server, path):
         r = httpx.get(keyed_server.url + "/v1/models", headers={"Authorization": f"Bearer {key}"})
         assert r.status_code == 401
 
+
+def metric(url: str, name: str) -> float:
+    from prometheus_client.parser import text_string_to_metric_families
+    total = 0.0
+    for family in text_string_to_metric_families(httpx.get(url + "/metrics").text):
+        for sample in family.samples:
+            if sample.name == name:
+                total += sample.value
+    return total
+
+
+def test_a_full_waiting_queue_is_a_503_with_retry_after(tmp_path):
+    s = Server(tmp_path, *SERVER_ARGS, "--max-num-seqs", "1", "--max-num-waiting-requests", "1")
+    s.wait_ready()
+    try:
+        long = {"model": MODEL_NAME, "prompt": "Tell me a long story.", "max_tokens": 600, "ignore_eos": True,
+                "stream": True}
+        with httpx.Client(base_url=s.url, timeout=120) as a, httpx.Client(base_url=s.url, timeout=120) as b:
+            with a.stream("POST", "/v1/completions", json=long) as running:
+                # Kept: a discarded line iterator closes the connection, which aborts the request.
+                running_lines = running.iter_lines()
+                next(running_lines)  # running: it holds the one sequence slot
+                with b.stream("POST", "/v1/completions", json=long) as waiting:
+                    assert waiting.status_code == 200
+                    deadline = time.monotonic() + 30
+                    while metric(s.url, "vllm:num_requests_waiting") < 1 and time.monotonic() < deadline:
+                        time.sleep(0.05)
+                    refused = httpx.post(s.url + "/v1/completions",
+                                         json={"model": MODEL_NAME, "prompt": "Hi", "max_tokens": 2})
+                    assert refused.status_code == 503
+                    assert refused.headers["retry-after"] == "1"
+                    assert "waiting queue is full" in error_of(refused)["message"]
+                    assert metric(s.url, "pagoda:num_requests_rejected_total") == 1
+        # Both clients went away: the queue empties and requests are taken again.
+        deadline = time.monotonic() + 30
+        while metric(s.url, "vllm:num_requests_running") > 0 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        ok = httpx.post(s.url + "/v1/completions", json={"prompt": "Hi", "max_tokens": 2}, timeout=60)
+        assert ok.status_code == 200
+    finally:
+        assert s.stop() == 0
