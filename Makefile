@@ -13,6 +13,10 @@ setup:
 build: setup
 	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python >/dev/null
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
+	@# `from pagoda import LLM` in .venv/bin/python with no PYTHONPATH: a .pth
+	@# file puts the build tree's package on the venv's path (after
+	@# site-packages, so a pip-installed pagoda still wins).
+	@echo "$(abspath $(BUILD_DIR))/python" > "$$(.venv/bin/python -c 'import sysconfig; print(sysconfig.get_paths()["purelib"])')/pagoda-build.pth"
 
 serve: build
 	@$(PAGODA) serve $(SERVE_ARGS)

@@ -52,14 +52,16 @@ inline RequestOutput WaitFinal(OutputStream& stream) {
 }
 
 // Stats are published after each step, just after its outputs: polls until
-// `done` holds (or a few seconds pass) and returns the last snapshot.
+// `done` holds (or two minutes pass) and returns the last snapshot.
 template <typename Predicate>
 EngineStats WaitForStats(const Engine& engine, Predicate done) {
-  EngineStats stats;
-  for (int i = 0; i < 2000; ++i) {
-    stats = engine.Stats();
-    if (done(stats)) break;
+  // A deadline, not a count of polls: under the sanitizers on a loaded
+  // machine the engine may take many seconds to get there.
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(120);
+  EngineStats stats = engine.Stats();
+  while (!done(stats) && std::chrono::steady_clock::now() < deadline) {
     std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    stats = engine.Stats();
   }
   return stats;
 }

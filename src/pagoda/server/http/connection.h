@@ -25,11 +25,16 @@
 #include <boost/asio/steady_timer.hpp>
 #include <boost/beast/core/flat_buffer.hpp>
 // Beast 1.74's parser trips a false -Wmaybe-uninitialized (a boost::optional
-// returned as none) once inlined, as it is under the sanitizers.
+// returned as none) once inlined, as it is under the sanitizers. Clang (the
+// fuzz build) has no such warning and would flag the unknown option.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 #include <boost/beast/http/parser.hpp>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 #include <boost/beast/http/string_body.hpp>
 
 #include "pagoda/server/http/response.h"

@@ -6,11 +6,16 @@
 // GCC 12 flags the deliberately undefined placeholders inside its own AVX-512
 // intrinsics as (maybe-)uninitialized (GCC PR 105593); the pragma covers only
 // the intrinsic headers. Include this header before anything that includes them.
+// Clang has no -Wmaybe-uninitialized and would flag the unknown option.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
+#endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
 
 #include <cstdint>
 #include <cstring>
