@@ -4,6 +4,9 @@ ASAN_DIR ?= build-asan
 JOBS ?= 2
 PROMPT ?= Write a haiku about paged memory.
 PAGODA = $(BUILD_DIR)/src/pagoda/apps/pagoda
+# ccache (scripts/setup.sh installs it) lets `make test`'s `pip install .`
+# reuse the objects of `make build`, and rebuilds after a clean go fast.
+CCACHE = $(if $(shell command -v ccache),-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
 
 .PHONY: setup build serve generate test test-unit test-python test-sanitize fuzz bench clean
 
@@ -11,7 +14,7 @@ setup:
 	@scripts/setup.sh
 
 build: setup
-	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python >/dev/null
+	@cmake -S . -B $(BUILD_DIR) -G Ninja -DCMAKE_BUILD_TYPE=Release -DPython_EXECUTABLE=$(CURDIR)/.venv/bin/python $(CCACHE) >/dev/null
 	@cmake --build $(BUILD_DIR) -j$(JOBS)
 	@# `from pagoda import LLM` in .venv/bin/python with no PYTHONPATH: a .pth
 	@# file puts the build tree's package on the venv's path (after

@@ -11,12 +11,13 @@ import json
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 
 import pytest
 
-from conftest import ROOT
+from conftest import PAGODA_BIN, ROOT
 
 PROMPTS = ["Hello, my name is", "The capital of France is"]
 
@@ -47,7 +48,27 @@ def clean_env() -> dict:
     env = dict(os.environ)
     for name in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV", "PAGODA_MODEL"):
         env.pop(name, None)
+    # The objects `make build` just compiled come from ccache when it is
+    # there (scripts/setup.sh installs it): same sources, same flags, and the
+    # same compiler path (ccache's hash includes it; CMake says c++ where
+    # scikit-build-core would pick g++).
+    if shutil.which("ccache"):
+        args = [env.get("CMAKE_ARGS", ""), "-DCMAKE_CXX_COMPILER_LAUNCHER=ccache"]
+        compiler = build_cxx_compiler()
+        if compiler:
+            args.append(f"-DCMAKE_CXX_COMPILER={compiler}")
+        env["CMAKE_ARGS"] = " ".join(a for a in args if a)
     return env
+
+
+def build_cxx_compiler() -> str | None:
+    """The C++ compiler of the CMake build under test, if it has a cache."""
+    cache = PAGODA_BIN.parents[3] / "CMakeCache.txt"
+    if cache.exists():
+        for line in cache.read_text().splitlines():
+            if line.startswith("CMAKE_CXX_COMPILER:"):
+                return line.split("=", 1)[1]
+    return None
 
 
 @pytest.fixture(scope="module")
