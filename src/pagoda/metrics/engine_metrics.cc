@@ -2,15 +2,13 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <type_traits>
+#include <variant>
 
 #include "pagoda/metrics/vllm_buckets.h"
 
 namespace pagoda::metrics {
 namespace {
-
-std::vector<std::string> EngineLabelNames() { return {"model_name", "engine"}; }
-
-std::vector<std::string> EngineLabelNamesAnd(const char* extra) { return {"model_name", "engine", extra}; }
 
 // vLLM's FinishReason values, in its enum's order (request_success has a
 // series for each from the start).
@@ -18,183 +16,230 @@ constexpr std::initializer_list<const char*> kFinishReasons = {"stop", "length",
 
 }  // namespace
 
-CounterFamily& EngineMetrics::AddEngineCounter(const char* name, const char* help) {
-  return registry_.AddCounter(name, help, EngineLabelNames());
+// One metric family of the table below: its kind, name and help; the label
+// it has besides model_name and engine, if any, with the series created up
+// front; its buckets; and where the engine keeps the series it records into.
+struct EngineMetrics::FamilySpec {
+  enum class Kind { kCounter, kGauge, kHistogram };
+  enum class Buckets { kNone, kTokens, kIterationTokens, kRequestParamsN, kTimeToFirstToken, kInterTokenLatency,
+                       kRequestLatency, kRequestNumPreemptions };
+  using SuccessMap = std::map<std::string, Counter*, std::less<>>;
+  // A member that gets the series, or nothing for a series nobody records.
+  using Slot = std::variant<std::monostate, Counter* EngineMetrics::*, Gauge* EngineMetrics::*,
+                            Histogram* EngineMetrics::*, SuccessMap EngineMetrics::*>;
+  struct Series {
+    const char* label_value = nullptr;
+    Slot slot{};
+    double initial = 0;  // gauges
+  };
+
+  Kind kind;
+  const char* name;
+  const char* help;
+  Slot slot{};                       // the one series of a family without an extra label
+  const char* extra_label = nullptr;
+  std::vector<Series> series{};      // the extra label's values, in creation order
+  Buckets buckets = Buckets::kNone;  // histograms
+  bool frontend = false;             // counted by vLLM's API server: no engine label
+};
+
+namespace {
+
+using Spec = EngineMetrics::FamilySpec;
+using Kind = Spec::Kind;
+using Buckets = Spec::Buckets;
+
+std::vector<double> BucketsOf(Buckets buckets, int64_t max_model_len) {
+  switch (buckets) {
+    case Buckets::kNone: break;
+    case Buckets::kTokens: return Build125Buckets(max_model_len);
+    case Buckets::kIterationTokens: return IterationTokensBuckets();
+    case Buckets::kRequestParamsN: return RequestParamsNBuckets();
+    case Buckets::kTimeToFirstToken: return TimeToFirstTokenBuckets();
+    case Buckets::kInterTokenLatency: return InterTokenLatencyBuckets();
+    case Buckets::kRequestLatency: return RequestLatencyBuckets();
+    case Buckets::kRequestNumPreemptions: return RequestNumPreemptionsBuckets();
+  }
+  return {};
 }
 
-GaugeFamily& EngineMetrics::AddEngineGauge(const char* name, const char* help) {
-  return registry_.AddGauge(name, help, EngineLabelNames());
+// Points the slot's member of `metrics` at a new series (applying a
+// member pointer needs no access to the member).
+template <typename Child>
+void Bind(EngineMetrics& metrics, const Spec::Slot& slot, const char* label_value, Child& child) {
+  std::visit(
+      [&](auto member) {
+        using Member = decltype(member);
+        if constexpr (std::is_same_v<Member, Child* EngineMetrics::*>) {
+          metrics.*member = &child;
+        } else if constexpr (std::is_same_v<Member, Spec::SuccessMap EngineMetrics::*> &&
+                             std::is_same_v<Child, Counter>) {
+          (metrics.*member)[label_value] = &child;
+        } else {
+          PAGODA_CHECK_MSG((std::is_same_v<Member, std::monostate>), "a metric slot of another kind");
+        }
+      },
+      slot);
 }
 
-HistogramFamily& EngineMetrics::AddEngineHistogram(const char* name, const char* help, std::vector<double> buckets) {
-  return registry_.AddHistogram(name, help, EngineLabelNames(), std::move(buckets));
+// Creates the family's series in order, each labelled model_name, engine
+// (unless a frontend metric) and its extra label's value.
+template <typename FamilyT>
+void AddSeries(EngineMetrics& metrics, const Spec& spec, FamilyT& family, const std::string& model_name,
+               const std::string& engine) {
+  const std::vector<Spec::Series> one = {{nullptr, spec.slot}};
+  for (const Spec::Series& series : spec.extra_label != nullptr ? spec.series : one) {
+    std::vector<std::string> values = {model_name};
+    if (!spec.frontend) values.push_back(engine);
+    if (series.label_value != nullptr) values.push_back(series.label_value);
+    auto& child = family.Labels(values);
+    if constexpr (std::is_same_v<FamilyT, GaugeFamily>) {
+      if (series.initial != 0) child.Set(series.initial);
+    }
+    Bind(metrics, series.slot, series.label_value, child);
+  }
 }
 
-// Families are added in the order vLLM registers them, which is the order
-// /metrics lists them in.
+std::vector<Spec::Series> Unrecorded(std::initializer_list<const char*> label_values) {
+  std::vector<Spec::Series> series;
+  for (const char* value : label_values) series.push_back({value});
+  return series;
+}
+
+}  // namespace
+
+// The families in the order vLLM registers them, which is the order /metrics
+// lists them in; Pagoda's own come last.
+const std::vector<EngineMetrics::FamilySpec> EngineMetrics::kFamilies = {
+    // Model FLOPs utilization estimates (vLLM's PerfMetricsProm): only fed
+    // with --enable-mfu-metrics, which Pagoda has no counterpart of.
+    {Kind::kCounter, "vllm:estimated_flops_per_gpu_total",
+     "Estimated number of floating point operations per GPU (for Model Flops Utilization calculations)."},
+    {Kind::kCounter, "vllm:estimated_read_bytes_per_gpu_total",
+     "Estimated number of bytes read from memory per GPU (for Model Flops Utilization calculations)."},
+    {Kind::kCounter, "vllm:estimated_write_bytes_per_gpu_total",
+     "Estimated number of bytes written to memory per GPU (for Model Flops Utilization calculations)."},
+    {Kind::kGauge, "vllm:num_requests_running", "Number of requests in model execution batches.",
+     &EngineMetrics::running_},
+    {Kind::kGauge, "vllm:num_requests_waiting", "Number of requests waiting to be processed.",
+     &EngineMetrics::waiting_},
+    // Pagoda never defers a waiting request (vLLM does for LoRA budgets and
+    // KV transfers), so every waiting request waits for capacity.
+    {Kind::kGauge, "vllm:num_requests_waiting_by_reason",
+     "Number of waiting requests by reason. Reason labels: 'capacity' = waiting for scheduling capacity; "
+     "'deferred' = deferred by transient constraints (LoRA budget, KV transfer, blocked status). "
+     "Sum of all reasons equals vllm:num_requests_waiting.",
+     {}, "reason", {{"capacity", &EngineMetrics::waiting_for_capacity_}, {"deferred"}}},
+    // Pagoda has no sleep mode: always awake.
+    {Kind::kGauge, "vllm:engine_sleep_state",
+     "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; "
+     "weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.",
+     {}, "sleep_state", {{"awake", {}, 1}, {"weights_offloaded"}, {"discard_all"}}},
+    {Kind::kGauge, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
+     &EngineMetrics::kv_cache_usage_},
+    {Kind::kCounter, "vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
+     &EngineMetrics::prefix_cache_queries_},
+    {Kind::kCounter, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
+     &EngineMetrics::prefix_cache_hits_},
+    // No KV connector shares a cache across instances, and prompts are text.
+    {Kind::kCounter, "vllm:external_prefix_cache_queries",
+     "External prefix cache queries from KV connector cross-instance cache sharing, "
+     "in terms of number of queried tokens."},
+    {Kind::kCounter, "vllm:external_prefix_cache_hits",
+     "External prefix cache hits from KV connector cross-instance cache sharing, "
+     "in terms of number of cached tokens."},
+    {Kind::kCounter, "vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items."},
+    {Kind::kCounter, "vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items."},
+    {Kind::kCounter, "vllm:num_preemptions", "Cumulative number of preemption from the engine.",
+     &EngineMetrics::preemptions_},
+    {Kind::kCounter, "vllm:prompt_tokens", "Number of prefill tokens processed.", &EngineMetrics::prompt_tokens_},
+    {Kind::kCounter, "vllm:prompt_tokens_by_source", "Number of prompt tokens by source.", {}, "source",
+     {{"local_compute", &EngineMetrics::prompt_tokens_computed_},
+      {"local_cache_hit", &EngineMetrics::prompt_tokens_local_cache_hit_},
+      {"external_kv_transfer"}}},
+    {Kind::kCounter, "vllm:prompt_tokens_cached", "Number of cached prompt tokens (local + external).",
+     &EngineMetrics::prompt_tokens_cached_},
+    // The prefix cache lives in the engine's own memory: vLLM's "device" tier.
+    {Kind::kCounter, "vllm:prompt_tokens_cached_by_source",
+     "Prefix-cache hit tokens by the cache tier that supplied them: device (local HBM), host (offloaded to DRAM), "
+     "disk, p2p (transferred from another vLLM instance) or external_unspecified. Counted at admission; sums to "
+     "vllm:prefix_cache_hits + vllm:external_prefix_cache_hits.",
+     {}, "source",
+     {{"device", &EngineMetrics::prompt_tokens_cached_on_device_}, {"host"}, {"p2p"}, {"disk"},
+      {"external_unspecified"}}},
+    {Kind::kCounter, "vllm:generation_tokens", "Number of generation tokens processed.",
+     &EngineMetrics::generation_tokens_},
+    {Kind::kCounter, "vllm:request_success", "Count of successfully processed requests.", {}, "finished_reason",
+     [] {
+       std::vector<FamilySpec::Series> series;
+       for (const char* reason : kFinishReasons) series.push_back({reason, &EngineMetrics::request_success_});
+       return series;
+     }()},
+    // The API server's queue limits; Pagoda's own waiting-queue limit counts
+    // in pagoda:num_requests_rejected. vLLM's frontend counts this one.
+    {Kind::kCounter, "vllm:admission_rejections", "Number of admission attempts rejected by a queue limit, by reason.",
+     {}, "reason", Unrecorded({"max_num_queued_reqs", "max_num_queued_tokens"}), Buckets::kNone, true},
+    {Kind::kHistogram, "vllm:request_prompt_tokens", "Number of prefill tokens processed.",
+     &EngineMetrics::request_prompt_tokens_, nullptr, {}, Buckets::kTokens},
+    {Kind::kHistogram, "vllm:request_generation_tokens", "Number of generation tokens processed.",
+     &EngineMetrics::request_generation_tokens_, nullptr, {}, Buckets::kTokens},
+    {Kind::kHistogram, "vllm:iteration_tokens_total", "Histogram of number of tokens per engine_step.",
+     &EngineMetrics::iteration_tokens_, nullptr, {}, Buckets::kIterationTokens},
+    {Kind::kHistogram, "vllm:request_max_num_generation_tokens",
+     "Histogram of maximum number of requested generation tokens.",
+     &EngineMetrics::request_max_num_generation_tokens_, nullptr, {}, Buckets::kTokens},
+    {Kind::kHistogram, "vllm:request_params_n", "Histogram of the n request parameter.",
+     &EngineMetrics::request_params_n_, nullptr, {}, Buckets::kRequestParamsN},
+    {Kind::kHistogram, "vllm:request_params_max_tokens", "Histogram of the max_tokens request parameter.",
+     &EngineMetrics::request_params_max_tokens_, nullptr, {}, Buckets::kTokens},
+    {Kind::kHistogram, "vllm:time_to_first_token_seconds", "Histogram of time to first token in seconds.",
+     &EngineMetrics::time_to_first_token_, nullptr, {}, Buckets::kTimeToFirstToken},
+    {Kind::kHistogram, "vllm:inter_token_latency_seconds", "Histogram of inter-token latency in seconds.",
+     &EngineMetrics::inter_token_latency_, nullptr, {}, Buckets::kInterTokenLatency},
+    {Kind::kHistogram, "vllm:request_time_per_output_token_seconds",
+     "Histogram of time_per_output_token_seconds per request.", &EngineMetrics::request_time_per_output_token_,
+     nullptr, {}, Buckets::kInterTokenLatency},
+    {Kind::kHistogram, "vllm:e2e_request_latency_seconds", "Histogram of e2e request latency in seconds.",
+     &EngineMetrics::e2e_request_latency_, nullptr, {}, Buckets::kRequestLatency},
+    {Kind::kHistogram, "vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.",
+     &EngineMetrics::request_queue_time_, nullptr, {}, Buckets::kRequestLatency},
+    {Kind::kHistogram, "vllm:request_inference_time_seconds",
+     "Histogram of time spent in RUNNING phase for request.", &EngineMetrics::request_inference_time_, nullptr, {},
+     Buckets::kRequestLatency},
+    {Kind::kHistogram, "vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.",
+     &EngineMetrics::request_prefill_time_, nullptr, {}, Buckets::kRequestLatency},
+    {Kind::kHistogram, "vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.",
+     &EngineMetrics::request_decode_time_, nullptr, {}, Buckets::kRequestLatency},
+    {Kind::kHistogram, "vllm:request_num_preemptions", "Histogram of the number of times a request was preempted.",
+     &EngineMetrics::request_num_preemptions_, nullptr, {}, Buckets::kRequestNumPreemptions},
+    {Kind::kHistogram, "vllm:request_prefill_kv_computed_tokens",
+     "Histogram of new KV tokens computed during prefill (excluding cached tokens).",
+     &EngineMetrics::request_prefill_kv_computed_tokens_, nullptr, {}, Buckets::kTokens},
+    // Pagoda's own, after vLLM's.
+    {Kind::kCounter, "pagoda:num_requests_rejected",
+     "Number of requests refused because the waiting queue was full (max_num_waiting_requests).",
+     &EngineMetrics::requests_rejected_},
+};
+
 EngineMetrics::EngineMetrics(const EngineMetricsConfig& config)
     : model_name_(config.model_name), engine_(std::to_string(config.engine_index)) {
-  const std::vector<std::string> labels = EngineLabels();
+  for (const FamilySpec& family : kFamilies) AddFamily(family, config.max_model_len);
+}
 
-  // Model FLOPs utilization estimates (vLLM's PerfMetricsProm): only fed
-  // with --enable-mfu-metrics, which Pagoda has no counterpart of.
-  AddEngineCounter("vllm:estimated_flops_per_gpu_total",
-                   "Estimated number of floating point operations per GPU "
-                   "(for Model Flops Utilization calculations).")
-      .Labels(labels);
-  AddEngineCounter("vllm:estimated_read_bytes_per_gpu_total",
-                   "Estimated number of bytes read from memory per GPU "
-                   "(for Model Flops Utilization calculations).")
-      .Labels(labels);
-  AddEngineCounter("vllm:estimated_write_bytes_per_gpu_total",
-                   "Estimated number of bytes written to memory per GPU "
-                   "(for Model Flops Utilization calculations).")
-      .Labels(labels);
-
-  running_ =
-      &AddEngineGauge("vllm:num_requests_running", "Number of requests in model execution batches.").Labels(labels);
-  waiting_ = &AddEngineGauge("vllm:num_requests_waiting", "Number of requests waiting to be processed.").Labels(labels);
-  // Pagoda never defers a waiting request (vLLM does for LoRA budgets and
-  // KV transfers), so every waiting request waits for capacity.
-  GaugeFamily& waiting_by_reason = registry_.AddGauge(
-      "vllm:num_requests_waiting_by_reason",
-      "Number of waiting requests by reason. Reason labels: 'capacity' = waiting for scheduling capacity; "
-      "'deferred' = deferred by transient constraints (LoRA budget, KV transfer, blocked status). "
-      "Sum of all reasons equals vllm:num_requests_waiting.",
-      EngineLabelNamesAnd("reason"));
-  waiting_for_capacity_ = &waiting_by_reason.Labels(EngineLabels("capacity"));
-  waiting_by_reason.Labels(EngineLabels("deferred"));
-
-  // Pagoda has no sleep mode: always awake.
-  GaugeFamily& sleep_state =
-      registry_.AddGauge("vllm:engine_sleep_state",
-                         "Engine sleep state; awake = 0 means engine is sleeping; awake = 1 means engine is awake; "
-                         "weights_offloaded = 1 means sleep level 1; discard_all = 1 means sleep level 2.",
-                         EngineLabelNamesAnd("sleep_state"));
-  sleep_state.Labels(EngineLabels("awake")).Set(1);
-  sleep_state.Labels(EngineLabels("weights_offloaded"));
-  sleep_state.Labels(EngineLabels("discard_all"));
-
-  kv_cache_usage_ =
-      &AddEngineGauge("vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.").Labels(labels);
-
-  prefix_cache_queries_ =
-      &AddEngineCounter("vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.")
-           .Labels(labels);
-  prefix_cache_hits_ =
-      &AddEngineCounter("vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.")
-           .Labels(labels);
-  // No KV connector shares a cache across instances, and prompts are text.
-  AddEngineCounter("vllm:external_prefix_cache_queries",
-                   "External prefix cache queries from KV connector cross-instance cache sharing, "
-                   "in terms of number of queried tokens.")
-      .Labels(labels);
-  AddEngineCounter("vllm:external_prefix_cache_hits",
-                   "External prefix cache hits from KV connector cross-instance cache sharing, "
-                   "in terms of number of cached tokens.")
-      .Labels(labels);
-  AddEngineCounter("vllm:mm_cache_queries", "Multi-modal cache queries, in terms of number of queried items.")
-      .Labels(labels);
-  AddEngineCounter("vllm:mm_cache_hits", "Multi-modal cache hits, in terms of number of cached items.").Labels(labels);
-
-  preemptions_ =
-      &AddEngineCounter("vllm:num_preemptions", "Cumulative number of preemption from the engine.").Labels(labels);
-  prompt_tokens_ = &AddEngineCounter("vllm:prompt_tokens", "Number of prefill tokens processed.").Labels(labels);
-  CounterFamily& by_source = registry_.AddCounter("vllm:prompt_tokens_by_source", "Number of prompt tokens by source.",
-                                                  EngineLabelNamesAnd("source"));
-  prompt_tokens_computed_ = &by_source.Labels(EngineLabels("local_compute"));
-  prompt_tokens_local_cache_hit_ = &by_source.Labels(EngineLabels("local_cache_hit"));
-  by_source.Labels(EngineLabels("external_kv_transfer"));
-  prompt_tokens_cached_ =
-      &AddEngineCounter("vllm:prompt_tokens_cached", "Number of cached prompt tokens (local + external).")
-           .Labels(labels);
-  // The prefix cache lives in the engine's own memory: vLLM's "device" tier.
-  CounterFamily& cached_by_source = registry_.AddCounter(
-      "vllm:prompt_tokens_cached_by_source",
-      "Prefix-cache hit tokens by the cache tier that supplied them: device (local HBM), host (offloaded to DRAM), "
-      "disk, p2p (transferred from another vLLM instance) or external_unspecified. Counted at admission; sums to "
-      "vllm:prefix_cache_hits + vllm:external_prefix_cache_hits.",
-      EngineLabelNamesAnd("source"));
-  prompt_tokens_cached_on_device_ = &cached_by_source.Labels(EngineLabels("device"));
-  for (const char* source : {"host", "p2p", "disk", "external_unspecified"}) {
-    cached_by_source.Labels(EngineLabels(source));
+void EngineMetrics::AddFamily(const FamilySpec& spec, int64_t max_model_len) {
+  std::vector<std::string> label_names = {"model_name"};
+  if (!spec.frontend) label_names.push_back("engine");
+  if (spec.extra_label != nullptr) label_names.push_back(spec.extra_label);
+  switch (spec.kind) {
+    case Kind::kCounter:
+      return AddSeries(*this, spec, registry_.AddCounter(spec.name, spec.help, label_names), model_name_, engine_);
+    case Kind::kGauge:
+      return AddSeries(*this, spec, registry_.AddGauge(spec.name, spec.help, label_names), model_name_, engine_);
+    case Kind::kHistogram:
+      return AddSeries(*this, spec,
+                       registry_.AddHistogram(spec.name, spec.help, label_names, BucketsOf(spec.buckets, max_model_len)),
+                       model_name_, engine_);
   }
-  generation_tokens_ =
-      &AddEngineCounter("vllm:generation_tokens", "Number of generation tokens processed.").Labels(labels);
-  CounterFamily& success = registry_.AddCounter("vllm:request_success", "Count of successfully processed requests.",
-                                                EngineLabelNamesAnd("finished_reason"));
-  for (const char* reason : kFinishReasons) request_success_[reason] = &success.Labels(EngineLabels(reason));
-  // The API server's queue limits; Pagoda has none. vLLM labels this one
-  // without `engine`: the frontend counts it.
-  CounterFamily& admission = registry_.AddCounter("vllm:admission_rejections",
-                                                  "Number of admission attempts rejected by a queue limit, by reason.",
-                                                  {"model_name", "reason"});
-  for (const char* reason : {"max_num_queued_reqs", "max_num_queued_tokens"}) admission.Labels({model_name_, reason});
-
-  const std::vector<double> token_buckets = Build125Buckets(config.max_model_len);
-  request_prompt_tokens_ =
-      &AddEngineHistogram("vllm:request_prompt_tokens", "Number of prefill tokens processed.", token_buckets)
-           .Labels(labels);
-  request_generation_tokens_ =
-      &AddEngineHistogram("vllm:request_generation_tokens", "Number of generation tokens processed.", token_buckets)
-           .Labels(labels);
-  iteration_tokens_ = &AddEngineHistogram("vllm:iteration_tokens_total",
-                                          "Histogram of number of tokens per engine_step.", IterationTokensBuckets())
-                           .Labels(labels);
-  request_max_num_generation_tokens_ =
-      &AddEngineHistogram("vllm:request_max_num_generation_tokens",
-                          "Histogram of maximum number of requested generation tokens.", token_buckets)
-           .Labels(labels);
-  request_params_n_ =
-      &AddEngineHistogram("vllm:request_params_n", "Histogram of the n request parameter.", RequestParamsNBuckets())
-           .Labels(labels);
-  request_params_max_tokens_ = &AddEngineHistogram("vllm:request_params_max_tokens",
-                                                   "Histogram of the max_tokens request parameter.", token_buckets)
-                                    .Labels(labels);
-  time_to_first_token_ = &AddEngineHistogram("vllm:time_to_first_token_seconds",
-                                             "Histogram of time to first token in seconds.", TimeToFirstTokenBuckets())
-                              .Labels(labels);
-  inter_token_latency_ = &AddEngineHistogram("vllm:inter_token_latency_seconds",
-                                             "Histogram of inter-token latency in seconds.", InterTokenLatencyBuckets())
-                              .Labels(labels);
-  request_time_per_output_token_ =
-      &AddEngineHistogram("vllm:request_time_per_output_token_seconds",
-                          "Histogram of time_per_output_token_seconds per request.", InterTokenLatencyBuckets())
-           .Labels(labels);
-  e2e_request_latency_ = &AddEngineHistogram("vllm:e2e_request_latency_seconds",
-                                             "Histogram of e2e request latency in seconds.", RequestLatencyBuckets())
-                              .Labels(labels);
-  request_queue_time_ =
-      &AddEngineHistogram("vllm:request_queue_time_seconds", "Histogram of time spent in WAITING phase for request.",
-                          RequestLatencyBuckets())
-           .Labels(labels);
-  request_inference_time_ =
-      &AddEngineHistogram("vllm:request_inference_time_seconds",
-                          "Histogram of time spent in RUNNING phase for request.", RequestLatencyBuckets())
-           .Labels(labels);
-  request_prefill_time_ =
-      &AddEngineHistogram("vllm:request_prefill_time_seconds", "Histogram of time spent in PREFILL phase for request.",
-                          RequestLatencyBuckets())
-           .Labels(labels);
-  request_decode_time_ =
-      &AddEngineHistogram("vllm:request_decode_time_seconds", "Histogram of time spent in DECODE phase for request.",
-                          RequestLatencyBuckets())
-           .Labels(labels);
-  request_num_preemptions_ =
-      &AddEngineHistogram("vllm:request_num_preemptions", "Histogram of the number of times a request was preempted.",
-                          RequestNumPreemptionsBuckets())
-           .Labels(labels);
-  request_prefill_kv_computed_tokens_ =
-      &AddEngineHistogram("vllm:request_prefill_kv_computed_tokens",
-                          "Histogram of new KV tokens computed during prefill (excluding cached tokens).",
-                          token_buckets)
-           .Labels(labels);
-
-  // Pagoda's own, after vLLM's.
-  requests_rejected_ = &AddEngineCounter("pagoda:num_requests_rejected",
-                                         "Number of requests refused because the waiting queue was full "
-                                         "(max_num_waiting_requests).")
-                            .Labels(labels);
 }
 
 void EngineMetrics::SetSchedulerState(int64_t num_running, int64_t num_waiting, double kv_cache_usage) {

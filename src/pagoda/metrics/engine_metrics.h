@@ -74,6 +74,7 @@ struct FinishedRequest {
 
 class EngineMetrics {
  public:
+  struct FamilySpec;  // one row of the table of families
   explicit EngineMetrics(const EngineMetricsConfig& config);
   EngineMetrics(const EngineMetrics&) = delete;
   EngineMetrics& operator=(const EngineMetrics&) = delete;
@@ -112,11 +113,9 @@ class EngineMetrics {
   StatsLogTotals LogTotals() const;
 
  private:
-  std::vector<std::string> EngineLabels() const { return {model_name_, engine_}; }
-  std::vector<std::string> EngineLabels(const std::string& extra) const { return {model_name_, engine_, extra}; }
-  CounterFamily& AddEngineCounter(const char* name, const char* help);
-  GaugeFamily& AddEngineGauge(const char* name, const char* help);
-  HistogramFamily& AddEngineHistogram(const char* name, const char* help, std::vector<double> buckets);
+  // The table of families (engine_metrics.cc), and what builds each one.
+  static const std::vector<FamilySpec> kFamilies;
+  void AddFamily(const FamilySpec& spec, int64_t max_model_len);
 
   std::string model_name_;
   std::string engine_;
