@@ -226,6 +226,7 @@ struct Parsed {
   bool has_seq = false;
   size_t seq = 0;
   bool complete = false;  // false: cut off by the end of the connection
+  std::string error;      // not a valid HTTP/1.1 response
 };
 
 // Parses one response at `*offset`, advancing it.
@@ -244,12 +245,16 @@ Parsed ParseResponse(const std::string& received, size_t* offset, bool head_requ
       *offset += parser.put(boost::asio::buffer(received.data() + *offset, received.size() - *offset), ec);
       if (ec == beast_http::error::need_more) return parsed;  // cut off: these are all the bytes
     }
-    if (ec) Fail("malformed response: " + ec.message(), received);
+    if (ec) {
+      parsed.error = "malformed response: " + ec.message();
+      return parsed;
+    }
   }
   const auto& message = parser.get();
-  if (message.version() != 11) Fail("a response that is not HTTP/1.1", received);
   parsed.status = static_cast<int>(message.result_int());
-  if (beast_http::int_to_status(parsed.status) == beast_http::status::unknown) Fail("an invalid status", received);
+  if (message.version() != 11) parsed.error = "a response that is not HTTP/1.1";
+  if (beast_http::int_to_status(parsed.status) == beast_http::status::unknown) parsed.error = "an invalid status";
+  if (!parsed.error.empty()) return parsed;
   const auto seq = message.find("X-Fuzz-Seq");
   if (seq != message.end()) {
     parsed.has_seq = true;
@@ -261,12 +266,54 @@ Parsed ParseResponse(const std::string& received, size_t* offset, bool head_requ
 
 bool IsServerError(int status) { return status == 400 || status == 408 || status == 413 || status == 431; }
 
-void CheckResponses(const std::string& received, const std::vector<Dispatched>& requests) {
+// The method of the request that follows the first `n` complete requests in
+// `sent`: the one a server's own error answers, which the handler never saw.
+// Its error has no body when it is a HEAD (RFC 9110), as any response to HEAD.
+// Empty when the bytes cannot be read that far.
+std::string MethodAfter(std::string_view sent, size_t n) {
+  size_t offset = 0;
+  for (size_t i = 0; i < n; ++i) {
+    beast_http::request_parser<beast_http::string_body> parser;
+    parser.eager(true);
+    parser.body_limit(boost::none);
+    parser.header_limit(UINT32_MAX);
+    while (!parser.is_done()) {
+      boost::beast::error_code ec;
+      const size_t used = parser.put(boost::asio::buffer(sent.data() + offset, sent.size() - offset), ec);
+      offset += used;
+      if (ec || used == 0) return "";
+    }
+  }
+  // RFC 9112 lets a server skip empty lines before a request line.
+  while (offset < sent.size() && (sent[offset] == '\r' || sent[offset] == '\n')) ++offset;
+  const size_t space = sent.find(' ', offset);
+  return space == std::string_view::npos ? "" : std::string(sent.substr(offset, space - offset));
+}
+
+void CheckResponses(const std::string& received, const std::vector<Dispatched>& requests, std::string_view sent) {
   size_t offset = 0;
   size_t answered = 0;  // of `requests`
   while (offset < received.size()) {
-    const bool head = answered < requests.size() && requests[answered].method == "HEAD";
-    const Parsed r = ParseResponse(received, &offset, head);
+    Parsed r;
+    if (answered < requests.size()) {
+      r = ParseResponse(received, &offset, requests[answered].method == "HEAD");
+    } else {
+      // Only the server's own error can come now. It has no body if the
+      // server read a HEAD request before refusing it (a missing Host, say),
+      // and one if it could not tell the method (a malformed request line).
+      size_t end = offset;
+      r = ParseResponse(received, &end, false);
+      if ((!r.error.empty() || !r.complete) && MethodAfter(sent, answered) == "HEAD") {
+        size_t head_end = offset;
+        const Parsed head = ParseResponse(received, &head_end, true);
+        if (head.error.empty() && head.complete) {
+          r = head;
+          end = head_end;
+        }
+      }
+      offset = end;
+    }
+    if (!r.error.empty()) Fail(r.error, received);
     if (!r.complete) return;  // the last one, cut: see the top
     if (r.status == 100 && !r.has_seq) continue;  // 100 Continue before a body
     if (r.has_seq) {
@@ -297,7 +344,7 @@ void CheckServerAnswers(uint16_t port) {
   const std::vector<Dispatched> requests = TakeDispatched(c.remote());
   size_t offset = 0;
   const Parsed r = ParseResponse(c.received(), &offset, false);
-  if (!r.complete || r.status != 200 || !r.has_seq || requests.size() != 1) {
+  if (!r.error.empty() || !r.complete || r.status != 200 || !r.has_seq || requests.size() != 1) {
     Fail("the server no longer answers a well-formed request", c.received());
   }
 }
@@ -324,7 +371,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     c.ShutdownWrite();
     c.ReadToEnd();
-    CheckResponses(c.received(), TakeDispatched(c.remote()));
+    CheckResponses(c.received(), TakeDispatched(c.remote()), bytes);
   }
   CheckServerAnswers(port);
   return 0;
