@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -131,6 +132,10 @@ Status Throughput(const ThroughputArgs& args, bool ignore_eos_given) {
               prompts.size() / elapsed, total_tokens / elapsed, output_tokens / elapsed);
   std::printf("Total num prompt tokens: %lld\nTotal num output tokens: %lld\nPrefix cache hit rate: %.2f%%\n",
               static_cast<long long>(input_tokens), static_cast<long long>(output_tokens), 100 * hit_rate);
+  const double steps = static_cast<double>(std::max<int64_t>(stats.num_steps, 1));
+  const double overhead_ms = 1e3 * (stats.step_seconds - stats.forward_seconds) / steps;
+  std::printf("Engine steps: %lld, %.3f ms each outside the model forward (forward: %.3f ms)\n",
+              static_cast<long long>(stats.num_steps), overhead_ms, 1e3 * stats.forward_seconds / steps);
   if (args.output_json.empty()) return Status::Ok();
 
   const EngineConfig& resolved = engine->config();
@@ -146,6 +151,9 @@ Status Throughput(const ThroughputArgs& args, bool ignore_eos_given) {
       {"num_cached_tokens", cached_tokens},
       {"prefix_cache_hit_rate", hit_rate},
       {"num_preemptions", stats.num_preemptions},
+      {"num_steps", stats.num_steps},
+      {"step_overhead_ms", overhead_ms},
+      {"step_forward_ms", 1e3 * stats.forward_seconds / steps},
       {"config",
        {{"model", resolved.model},
         {"dataset", synthetic ? nlohmann::json(nullptr) : nlohmann::json(args.dataset)},

@@ -278,7 +278,9 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     const LogitsMode mode = scores_prompt[j] ? LogitsMode::kAll : e.needs_logits ? LogitsMode::kLast : LogitsMode::kNone;
     chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_table, mode});
   }
+  const double forward_start = Now();
   const std::span<const float> logits = runner_->Execute(plan.copies, chunks_);
+  forward_seconds_ += Now() - forward_start;
   const int64_t vocab = runner_->vocab_size();
 
   std::vector<std::vector<int32_t>> sampled(plan.seqs.size());
@@ -385,6 +387,7 @@ void EngineCore::RecordStep(const StepPlan& plan, const UpdateResult& result, co
 }
 
 void EngineCore::Step(const std::function<void(const EngineStats&)>& on_scheduled) {
+  const double start = Now();
   const SchedulerStats before = scheduler_->stats();
   const StepPlan plan = scheduler_->Schedule();
   ++num_steps_;
@@ -416,6 +419,7 @@ void EngineCore::Step(const std::function<void(const EngineStats&)>& on_schedule
     const Request& request = *scheduler_->request(id);
     it->second->Publish(request.timing(), request.num_cached_tokens());
   }
+  step_seconds_ += Now() - start;
 }
 
 EngineStats EngineCore::Stats() const {
@@ -424,6 +428,8 @@ EngineStats EngineCore::Stats() const {
   stats.num_kv_blocks = arena_->num_blocks();
   stats.num_steps = num_steps_;
   stats.num_finished_requests = num_finished_requests_;
+  stats.step_seconds = step_seconds_;
+  stats.forward_seconds = forward_seconds_;
   return stats;
 }
 

@@ -98,6 +98,8 @@ class EngineCore {
   std::unordered_map<std::string, std::unique_ptr<RequestState>> states_;
   std::vector<std::string> finished_ids_;
   int64_t num_steps_ = 0;
+  double step_seconds_ = 0;
+  double forward_seconds_ = 0;
   int64_t num_finished_requests_ = 0;
   // Scratch reused every step.
   std::vector<SequenceChunk> chunks_;
