@@ -1,18 +1,16 @@
 // `pagoda generate`: one prompt, streamed to stdout as it is produced, with
-// prompt and generation speed on stderr.
+// prompt and generation speed on stderr. It runs through the engine like
+// every other request, in an engine sized for this one request.
 #include <fmt/format.h>
 
-#include <chrono>
 #include <cstdio>
 
 #include "pagoda/apps/commands.h"
 #include "pagoda/apps/kv_cache_size.h"
-#include "pagoda/apps/model_files.h"
-#include "pagoda/kv_blocks/block_pool.h"
-#include "pagoda/runner/model_runner.h"
-#include "pagoda/sampler/sampler.h"
+#include "pagoda/engine/engine.h"
+#include "pagoda/engine/kv_cache_sizing.h"
+#include "pagoda/engine/model_files.h"
 #include "pagoda/threading/thread_pool.h"
-#include "pagoda/tokenizer/incremental_detokenizer.h"
 
 namespace pagoda::apps {
 namespace {
@@ -31,9 +29,41 @@ struct GenerateArgs {
   std::string kv_cache_dtype = "f16";
 };
 
-using Clock = std::chrono::steady_clock;
+// An engine for one sequence of up to `total` tokens: max_model_len and
+// the KV cache just fit it, and each step computes up to --prefill-chunk tokens.
+StatusOr<EngineConfig> OneRequestEngine(const GenerateArgs& args, const ModelConfig& model, int64_t total) {
+  EngineConfig config;
+  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
+  config.kv_cache_memory = KvCacheBytesFor(model, config.kv_cache_dtype, config.block_size, total);
+  config.max_model_len = total;
+  config.max_num_seqs = 1;
+  config.max_num_batched_tokens = args.prefill_chunk;
+  config.threads = args.threads;
+  return config;
+}
 
-double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+struct Streamed {
+  RequestOutput final_output;
+  int64_t num_tokens = 0;
+};
+
+// Writes the completion's text to stdout as it arrives.
+StatusOr<Streamed> StreamToStdout(OutputStream& stream) {
+  Streamed streamed;
+  std::optional<RequestOutput> last;
+  while (std::optional<RequestOutput> out = stream.Next()) {
+    for (const CompletionOutput& c : out->outputs) {
+      std::fwrite(c.text.data(), 1, c.text.size(), stdout);
+      streamed.num_tokens += static_cast<int64_t>(c.token_ids.size());
+    }
+    std::fflush(stdout);
+    last = std::move(out);
+  }
+  if (!last || !last->finished) return InternalError("the output stream ended before the request finished");
+  std::fputs("\n", stdout);
+  streamed.final_output = std::move(*last);
+  return streamed;
+}
 
 Status Generate(const GenerateArgs& args) {
   SamplingParams sampling;
@@ -41,75 +71,42 @@ Status Generate(const GenerateArgs& args) {
   sampling.top_p = args.top_p;
   sampling.top_k = args.top_k;
   if (args.seed) sampling.seed = static_cast<int64_t>(*args.seed);
+  sampling.max_tokens = args.max_tokens;
+  sampling.ignore_eos = args.ignore_eos;
+  sampling.output_kind = OutputKind::kDelta;
   PAGODA_RETURN_IF_ERROR(sampling.Validate());
-  sampling.Normalize();
   if (args.max_tokens < 1) return InvalidArgumentError("--max-tokens must be at least 1");
   if (args.prefill_chunk < 1) return InvalidArgumentError("--prefill-chunk must be at least 1");
 
-  PAGODA_ASSIGN_OR_RETURN(LoadedModel m, LoadModelFiles(args.model, /*with_weights=*/true));
-  const ModelConfig& config = m.model->config();
-  std::vector<int32_t> tokens = m.tokenizer->Encode(args.prompt);
+  LogToStderr();
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(args.model, /*with_weights=*/true));
+  const ModelConfig model = loaded.model->config();
+  std::vector<int32_t> tokens = loaded.tokenizer->Encode(args.prompt);
   if (tokens.empty()) return InvalidArgumentError("the prompt is empty");
   const int64_t total = static_cast<int64_t>(tokens.size()) + args.max_tokens;
-  if (total > config.max_context) {
+  if (total > model.max_context) {
     return InvalidArgumentError(fmt::format("prompt ({} tokens) plus --max-tokens ({}) exceeds the model's context of {}",
-                                            tokens.size(), args.max_tokens, config.max_context));
+                                            tokens.size(), args.max_tokens, model.max_context));
   }
+  PAGODA_ASSIGN_OR_RETURN(EngineConfig config, OneRequestEngine(args, model, total));
+  PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(config, std::move(loaded)));
+  PAGODA_ASSIGN_OR_RETURN(std::shared_ptr<OutputStream> stream,
+                          engine->AddRequest("generate", std::move(tokens), sampling));
+  PAGODA_ASSIGN_OR_RETURN(Streamed out, StreamToStdout(*stream));
 
-  PAGODA_ASSIGN_OR_RETURN(DType kv_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
-  const KvCacheShape shape{config.num_layers, config.num_kv_heads, config.head_dim, 16, kv_dtype};
-  const int64_t blocks_needed = (total + shape.block_size - 1) / shape.block_size;
-  PAGODA_ASSIGN_OR_RETURN(auto arena, KvCacheArena::Create(shape, blocks_needed * shape.BytesPerBlock()));
-  BlockPool blocks(static_cast<int32_t>(arena->num_blocks()));
-  ThreadPool pool(args.threads);
-  ModelRunner runner(*m.model, *arena, pool);
-  Sampler sampler(static_cast<int32_t>(config.vocab_size), {});
-  const RandomStream random = RandomStream::For(sampling.seed, /*child_index=*/0);
-  SampledToken sampled;
-  tokenizer::IncrementalDetokenizer detok(*m.tokenizer, /*skip_special_tokens=*/true);
-
-  std::vector<int32_t> table;
-  PAGODA_RETURN_IF_ERROR(GrowBlockTable(blocks, table, total, shape.block_size));
-
-  // Prefill in chunks, then decode one token per step.
-  const auto t0 = Clock::now();
-  const int64_t prompt_len = static_cast<int64_t>(tokens.size());
-  std::span<const float> logits;
-  for (int64_t done = 0; done < prompt_len;) {
-    const int64_t n = std::min<int64_t>(args.prefill_chunk, prompt_len - done);
-    const bool last = done + n == prompt_len;
-    SequenceChunk chunk{std::span(tokens).subspan(done, n), static_cast<int32_t>(done), table,
-                        last ? LogitsMode::kLast : LogitsMode::kNone};
-    logits = runner.Execute({&chunk, 1});
-    done += n;
-  }
-  const auto t1 = Clock::now();
-  int generated = 0;
-  while (true) {
-    const SamplingSequence sequence{&sampling, std::span(tokens).first(prompt_len),
-                                    std::span(tokens).subspan(prompt_len), {}, random};
-    sampler.Sample(logits, {&sequence, 1}, {&sampled, 1});
-    const int32_t next = sampled.token_id;
-    ++generated;
-    if (!args.ignore_eos && m.tokenizer->eos_id() && next == *m.tokenizer->eos_id()) break;
-    PAGODA_ASSIGN_OR_RETURN(std::string delta, detok.Push(next));
-    std::fwrite(delta.data(), 1, delta.size(), stdout);
-    std::fflush(stdout);
-    if (generated == args.max_tokens) break;
-    const int32_t pos = static_cast<int32_t>(tokens.size());
-    tokens.push_back(next);
-    SequenceChunk chunk{std::span(tokens).subspan(pos, 1), pos, table, LogitsMode::kLast};
-    logits = runner.Execute({&chunk, 1});
-  }
-  const std::string tail = detok.Finish();
-  std::fwrite(tail.data(), 1, tail.size(), stdout);
-  std::fputs("\n", stdout);
-  const auto t2 = Clock::now();
-  ReleaseBlockTable(blocks, table);
-
-  std::fprintf(stderr, "prompt: %lld tokens in %.3f s (%.1f tokens/s); generation: %d tokens in %.3f s (%.1f tokens/s); %d threads\n",
-               static_cast<long long>(prompt_len), Seconds(t0, t1), prompt_len / Seconds(t0, t1), generated,
-               Seconds(t1, t2), generated / Seconds(t1, t2), pool.num_threads());
+  // The prompt's time runs from its first step to its first token; the
+  // generation's from the first token to the last.
+  const RequestMetrics& m = out.final_output.metrics;
+  const double prompt_s = m.first_token_time.value_or(0) - m.first_scheduled_time.value_or(0);
+  const double generation_s = m.last_token_time.value_or(0) - m.first_token_time.value_or(0);
+  const int64_t prompt_len = static_cast<int64_t>(out.final_output.prompt_token_ids.size());
+  const int64_t generated = out.num_tokens;
+  std::fprintf(stderr,
+               "prompt: %lld tokens in %.3f s (%.1f tokens/s); generation: %lld tokens, the %lld after the first in "
+               "%.3f s (%.1f tokens/s); %d threads\n",
+               static_cast<long long>(prompt_len), prompt_s, prompt_len / prompt_s, static_cast<long long>(generated),
+               static_cast<long long>(generated - 1), generation_s, (generated - 1) / generation_s,
+               args.threads > 0 ? args.threads : ThreadPool::PhysicalCores());
   return Status::Ok();
 }
 

@@ -2,7 +2,7 @@
 #include <iostream>
 
 #include "pagoda/apps/commands.h"
-#include "pagoda/apps/model_files.h"
+#include "pagoda/engine/model_files.h"
 #include "pagoda/formats/gguf/gguf_file.h"
 
 namespace pagoda::apps {

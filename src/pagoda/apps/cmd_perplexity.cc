@@ -1,8 +1,10 @@
 // `pagoda perplexity`: how well the model predicts a text, computed over
 // non-overlapping windows the way llama.cpp's perplexity tool does, so a
-// quantized model can be judged against llama.cpp's numbers.
+// quantized model can be judged against llama.cpp's numbers. The windows
+// run through the engine as requests for their prompt logprobs.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -10,11 +12,10 @@
 
 #include "pagoda/apps/commands.h"
 #include "pagoda/apps/kv_cache_size.h"
-#include "pagoda/apps/model_files.h"
-#include "pagoda/kv_blocks/block_pool.h"
-#include "pagoda/runner/model_runner.h"
-#include "pagoda/runner/perplexity.h"
-#include "pagoda/threading/thread_pool.h"
+#include "pagoda/engine/engine.h"
+#include "pagoda/engine/kv_cache_sizing.h"
+#include "pagoda/engine/model_files.h"
+#include "pagoda/engine/perplexity.h"
 
 namespace pagoda::apps {
 namespace {
@@ -28,39 +29,49 @@ struct PerplexityArgs {
   std::string kv_cache_dtype = "f32";
 };
 
+// An engine whose steps hold as many whole windows as the default token
+// budget allows, with a KV cache for just those windows.
+StatusOr<EngineConfig> WindowEngine(const PerplexityArgs& args, const ModelConfig& model) {
+  EngineConfig config;
+  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
+  const int64_t windows = std::max<int64_t>(1, config.max_num_batched_tokens / args.ctx);
+  config.max_model_len = args.ctx + 1;  // a window is a prompt, and a prompt must leave room for a token
+  config.kv_cache_memory = KvCacheBytesFor(model, config.kv_cache_dtype, config.block_size, args.ctx + 1, windows);
+  config.max_num_seqs = static_cast<int32_t>(windows);
+  config.threads = args.threads;
+  return config;
+}
+
 Status Perplexity(const PerplexityArgs& args) {
   std::ifstream in(args.file, std::ios::binary);
   if (!in) return NotFoundError(fmt::format("cannot open '{}'", args.file));
   const std::string text((std::istreambuf_iterator<char>(in)), {});
   if (args.max_tokens < 0) return InvalidArgumentError("--max-tokens must not be negative");
 
-  PAGODA_ASSIGN_OR_RETURN(LoadedModel m, LoadModelFiles(args.model, /*with_weights=*/true));
-  const ModelConfig& config = m.model->config();
-  if (args.ctx < 4 || args.ctx > config.max_context) {
-    return InvalidArgumentError(fmt::format("--ctx must be in [4, {}]", config.max_context));
+  LogToStderr();
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(args.model, /*with_weights=*/true));
+  const ModelConfig model = loaded.model->config();
+  if (args.ctx < 4 || args.ctx >= model.max_context) {
+    return InvalidArgumentError(fmt::format("--ctx must be in [4, {})", model.max_context));
   }
   // Special-token strings in the text are plain text here, as in llama.cpp's tool.
   tokenizer::EncodeOptions encode;
   encode.parse_special = false;
-  std::vector<int32_t> tokens = m.tokenizer->Encode(text, encode);
+  std::vector<int32_t> tokens = loaded.tokenizer->Encode(text, encode);
   if (args.max_tokens > 0 && static_cast<int64_t>(tokens.size()) > args.max_tokens) tokens.resize(args.max_tokens);
-
-  PAGODA_ASSIGN_OR_RETURN(DType kv_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
-  const KvCacheShape shape{config.num_layers, config.num_kv_heads, config.head_dim, 16, kv_dtype};
-  const int64_t blocks_needed = (args.ctx + shape.block_size - 1) / shape.block_size;
-  PAGODA_ASSIGN_OR_RETURN(auto arena, KvCacheArena::Create(shape, blocks_needed * shape.BytesPerBlock()));
-  BlockPool blocks(static_cast<int32_t>(arena->num_blocks()));
-  ThreadPool pool(args.threads);
-  ModelRunner runner(*m.model, *arena, pool);
 
   PerplexityOptions options;
   options.ctx = args.ctx;
-  if (m.tokenizer->add_bos()) options.bos_token = m.tokenizer->bos_id();
-  options.on_window = [](int64_t window, double running) { std::fprintf(stderr, "[%lld]%.4f ", static_cast<long long>(window + 1), running); };
+  if (loaded.tokenizer->add_bos()) options.bos_token = loaded.tokenizer->bos_id();
+  options.on_window = [](int64_t window, double running) {
+    std::fprintf(stderr, "[%lld]%.4f ", static_cast<long long>(window + 1), running);
+  };
+  PAGODA_ASSIGN_OR_RETURN(EngineConfig config, WindowEngine(args, model));
+  PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(config, std::move(loaded)));
   std::fprintf(stderr, "perplexity: %zu tokens, %lld windows of %lld\n", tokens.size(),
                static_cast<long long>(tokens.size() / args.ctx), static_cast<long long>(args.ctx));
   const auto start = std::chrono::steady_clock::now();
-  PAGODA_ASSIGN_OR_RETURN(PerplexityResult result, ComputePerplexity(runner, blocks, tokens, options));
+  PAGODA_ASSIGN_OR_RETURN(PerplexityResult result, ComputePerplexity(*engine, tokens, options));
   const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   std::fprintf(stderr, "\n%.1f tokens/s\n", result.window_nll.size() * args.ctx / seconds);
   std::printf("perplexity: %.4f over %lld scored tokens in %zu windows of %lld\n", result.perplexity,

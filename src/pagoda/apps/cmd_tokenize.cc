@@ -7,7 +7,7 @@
 #include <iterator>
 
 #include "pagoda/apps/commands.h"
-#include "pagoda/apps/model_files.h"
+#include "pagoda/engine/model_files.h"
 
 namespace pagoda::apps {
 namespace {

@@ -19,4 +19,8 @@ void RegisterPerplexity(CLI::App& app, Command& command);
 void RegisterBench(CLI::App& app, Command& command);
 void RegisterServe(CLI::App& app, Command& command);
 
+// For commands whose stdout is their result (generate, perplexity): the
+// engine's log goes to stderr instead.
+void LogToStderr();
+
 }  // namespace pagoda::apps

@@ -3,7 +3,7 @@
 #include <fmt/format.h>
 
 #include "pagoda/apps/kv_cache_size.h"
-#include "pagoda/apps/model_files.h"
+#include "pagoda/engine/model_files.h"
 #include "pagoda/engine/memory_size.h"
 
 namespace pagoda::apps {

@@ -1,10 +1,20 @@
 // `pagoda`: the command-line front end. Each subcommand lives in its own file.
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
 
 #include <cstdio>
 
 #include "pagoda/apps/commands.h"
+
+namespace pagoda::apps {
+
+void LogToStderr() {
+  spdlog::default_logger()->sinks() = {std::make_shared<spdlog::sinks::stderr_color_sink_mt>()};
+}
+
+}  // namespace pagoda::apps
 
 int main(int argc, char** argv) {
   CLI::App app{"Pagoda: LLM inference and serving engine"};

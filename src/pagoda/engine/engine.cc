@@ -5,11 +5,17 @@
 #include <utility>
 
 #include "pagoda/engine/engine_core.h"
+#include "pagoda/engine/model_files.h"
 
 namespace pagoda {
 
 StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config) {
   PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<EngineCore> core, EngineCore::Create(config));
+  return std::unique_ptr<Engine>(new Engine(std::move(core)));
+}
+
+StatusOr<std::unique_ptr<Engine>> Engine::Create(const EngineConfig& config, LoadedModel loaded) {
+  PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<EngineCore> core, EngineCore::Create(config, std::move(loaded)));
   return std::unique_ptr<Engine>(new Engine(std::move(core)));
 }
 

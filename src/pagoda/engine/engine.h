@@ -28,6 +28,7 @@
 namespace pagoda {
 
 class EngineCore;
+struct LoadedModel;  // engine/model_files.h
 struct PendingRequest;
 
 class Engine {
@@ -35,6 +36,9 @@ class Engine {
   // Loads the model, allocates the KV cache (logging its blocks, tokens and
   // the maximum concurrency at max_model_len) and starts the engine thread.
   static StatusOr<std::unique_ptr<Engine>> Create(const EngineConfig& config);
+  // The same with the model already loaded by LoadModelFiles (config.model
+  // is then unused): for callers that size the engine from the model.
+  static StatusOr<std::unique_ptr<Engine>> Create(const EngineConfig& config, LoadedModel loaded);
   // Stops the engine thread; requests still running end as aborted.
   ~Engine();
   Engine(const Engine&) = delete;

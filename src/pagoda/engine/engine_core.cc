@@ -6,19 +6,11 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cstdlib>
 
 #include "pagoda/base/check.h"
-#include "pagoda/tokenizer/gguf_tokenizer_loader.h"
 
 namespace pagoda {
 namespace {
-
-std::string ResolveModelPath(const std::string& path) {
-  if (!path.empty()) return path;
-  if (const char* env = std::getenv("PAGODA_MODEL"); env != nullptr && *env != '\0') return env;
-  return PAGODA_DEFAULT_MODEL;
-}
 
 Status ValidateConfig(const EngineConfig& c) {
   if (c.max_num_seqs < 1) return InvalidArgumentError("max_num_seqs must be at least 1");
@@ -78,16 +70,20 @@ double EngineCore::Now() {
 
 StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& config) {
   PAGODA_RETURN_IF_ERROR(ValidateConfig(config));
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(config.model, /*with_weights=*/true));
+  return Create(config, std::move(loaded));
+}
+
+StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& config, LoadedModel loaded) {
+  PAGODA_RETURN_IF_ERROR(ValidateConfig(config));
+  if (loaded.model == nullptr) return InvalidArgumentError("the engine needs the model's weights loaded");
   auto core = std::unique_ptr<EngineCore>(new EngineCore());
   core->config_ = config;
-  core->config_.model = ResolveModelPath(config.model);
-  PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(core->config_.model));
-  core->file_ = std::move(file);
-  PAGODA_ASSIGN_OR_RETURN(core->tokenizer_, tokenizer::LoadTokenizerFromGguf(*core->file_));
-  if (auto chat_template = core->file_->GetString("tokenizer.chat_template"); chat_template.ok()) {
-    core->chat_template_ = std::move(*chat_template);
-  }
-  PAGODA_ASSIGN_OR_RETURN(core->model_, LoadModel(core->file_));
+  core->config_.model = loaded.path;
+  core->file_ = std::move(loaded.file);
+  core->tokenizer_ = std::move(loaded.tokenizer);
+  core->chat_template_ = std::move(loaded.chat_template);
+  core->model_ = std::move(loaded.model);
   const ModelConfig& mc = core->model_->config();
   const int64_t max_model_len = config.max_model_len.value_or(mc.max_context);
   if (max_model_len > mc.max_context) {

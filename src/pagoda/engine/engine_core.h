@@ -15,6 +15,7 @@
 #include "pagoda/engine/engine_config.h"
 #include "pagoda/engine/request_state.h"
 #include "pagoda/engine/engine_stats.h"
+#include "pagoda/engine/model_files.h"
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/metrics/engine_metrics.h"
 #include "pagoda/model/model.h"
@@ -37,6 +38,8 @@ class EngineCore {
  public:
   // Loads the model and tokenizer, allocates the KV cache, and logs its size.
   static StatusOr<std::unique_ptr<EngineCore>> Create(const EngineConfig& config);
+  // The same with the model already loaded (config.model is then unused).
+  static StatusOr<std::unique_ptr<EngineCore>> Create(const EngineConfig& config, LoadedModel loaded);
 
   // The configuration with defaults resolved (max_model_len).
   const EngineConfig& config() const { return config_; }

@@ -3,6 +3,10 @@
 // is evaluated from an empty cache, and only the predictions made from the
 // second half of the window are scored (every scored token then has at least
 // ctx/2 tokens of context).
+//
+// Each window is an ordinary request to the engine, asking for its prompt
+// logprobs (which never read the prefix cache), so the windows are batched
+// like any other requests.
 #pragma once
 
 #include <cstdint>
@@ -15,14 +19,13 @@
 
 namespace pagoda {
 
-class ModelRunner;
-class BlockPool;
+class Engine;
 
 struct PerplexityOptions {
   int64_t ctx = 512;
   // When set, replaces each window's first token, as llama.cpp does for models that add BOS.
   std::optional<int32_t> bos_token;
-  // Called after each window with its index and the running perplexity.
+  // Called after each window, in order, with its index and the running perplexity.
   std::function<void(int64_t window, double running_ppl)> on_window;
 };
 
@@ -34,11 +37,8 @@ struct PerplexityResult {
 };
 
 // Scores floor(tokens.size() / ctx) windows; fails if there is not even one.
-StatusOr<PerplexityResult> ComputePerplexity(ModelRunner& runner, BlockPool& blocks, std::span<const int32_t> tokens,
+// The engine's max_model_len must exceed ctx.
+StatusOr<PerplexityResult> ComputePerplexity(Engine& engine, std::span<const int32_t> tokens,
                                              const PerplexityOptions& options);
-
-// -log softmax(logits)[target], with the max subtracted and the sum of
-// exponentials kept in double, as llama.cpp computes it.
-double NegativeLogLikelihood(std::span<const float> logits, int32_t target);
 
 }  // namespace pagoda
