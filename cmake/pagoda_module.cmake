@@ -1,9 +1,31 @@
-# pagoda_module(NAME SOURCES ... DEPS ...): one library per module, include root src/.
+# pagoda_module(NAME SOURCES ... [PUBLIC_DEPS ...] [PRIVATE_DEPS ...]): one
+# library per module. PUBLIC_DEPS are the modules and libraries that its
+# public headers include; PRIVATE_DEPS those that only its sources use.
+#
+# A module's include root holds nothing but its own headers: it is
+# <build>/include/<NAME>, where pagoda/<dir> is a link to the module's source
+# folder. So a target sees another module's headers only by linking it (or
+# by linking a module that has it as a PUBLIC dependency), and an include of
+# a module that was not linked fails to compile.
 function(pagoda_module name)
-  cmake_parse_arguments(ARG "" "" "SOURCES;DEPS" ${ARGN})
+  cmake_parse_arguments(ARG "" "" "SOURCES;PUBLIC_DEPS;PRIVATE_DEPS" ${ARGN})
   add_library(pagoda_${name} STATIC ${ARG_SOURCES})
-  target_include_directories(pagoda_${name} PUBLIC ${PROJECT_SOURCE_DIR}/src)
-  target_link_libraries(pagoda_${name} PUBLIC ${ARG_DEPS})
+  pagoda_own_headers(pagoda_${name} ${name} PUBLIC)
+  target_link_libraries(pagoda_${name} PUBLIC ${ARG_PUBLIC_DEPS} PRIVATE ${ARG_PRIVATE_DEPS})
+endfunction()
+
+# pagoda_own_headers(TARGET NAME PUBLIC|PRIVATE): gives TARGET the include
+# root that holds only the headers of the current source folder (see above).
+function(pagoda_own_headers target name scope)
+  file(RELATIVE_PATH dir "${PROJECT_SOURCE_DIR}/src/pagoda" "${CMAKE_CURRENT_SOURCE_DIR}")
+  set(root "${PROJECT_BINARY_DIR}/include/${name}")
+  set(link "${root}/pagoda/${dir}")
+  if(NOT IS_SYMLINK "${link}")
+    get_filename_component(parent "${link}" DIRECTORY)
+    file(MAKE_DIRECTORY "${parent}")
+    file(CREATE_LINK "${CMAKE_CURRENT_SOURCE_DIR}" "${link}" SYMBOLIC)
+  endif()
+  target_include_directories(${target} ${scope} "${root}")
 endfunction()
 
 # pagoda_test(NAME SOURCES ... DEPS ...): one GoogleTest executable registered with ctest.

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine_test_util.h"
+#include "pagoda/metrics/engine_metrics.h"
 
 namespace pagoda {
 namespace {

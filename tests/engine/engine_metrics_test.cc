@@ -5,6 +5,7 @@
 #include <regex>
 
 #include "engine_test_util.h"
+#include "pagoda/metrics/engine_metrics.h"
 
 namespace pagoda {
 namespace {

@@ -5,6 +5,7 @@
 #include <numeric>
 
 #include "engine_test_util.h"
+#include "pagoda/tokenizer/tokenizer.h"
 
 namespace pagoda {
 namespace {

@@ -14,7 +14,7 @@
 #include "pagoda/engine/engine.h"
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/model/model_config.h"
-#include "pagoda/runner/kv_cache_arena.h"
+#include "pagoda/engine/kv_cache_sizing.h"
 
 namespace pagoda::testing {
 
@@ -24,7 +24,7 @@ inline int64_t TestModelBytesPerBlock() {
   EXPECT_TRUE(file.ok()) << file.status().ToString();
   auto config = ModelConfigFromGguf(**file);
   EXPECT_TRUE(config.ok()) << config.status().ToString();
-  return KvCacheShape{config->num_layers, config->num_kv_heads, config->head_dim, 16, DType::kF16}.BytesPerBlock();
+  return KvCacheBytesFor(*config, DType::kF16, /*block_size=*/16, /*num_tokens=*/16);
 }
 
 inline EngineConfig TestEngineConfig(int64_t num_blocks) {

@@ -13,6 +13,7 @@
 #include "pagoda/apps/commands.h"
 #include "pagoda/engine/engine.h"
 #include "pagoda/apps/engine_args.h"
+#include "pagoda/tokenizer/tokenizer.h"
 
 namespace pagoda::apps {
 namespace {

@@ -15,6 +15,8 @@
 #include "pagoda/apps/commands.h"
 #include "pagoda/apps/engine_args.h"
 #include "pagoda/engine/engine.h"
+#include "pagoda/metrics/engine_metrics.h"
+#include "pagoda/metrics/stats_log_line.h"
 #include "pagoda/server/openai_server.h"
 
 namespace pagoda::apps {

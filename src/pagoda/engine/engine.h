@@ -20,12 +20,17 @@
 #include "pagoda/engine/engine_stats.h"
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
-#include "pagoda/metrics/engine_metrics.h"
 #include "pagoda/model/model_config.h"
 #include "pagoda/request/sampling_params.h"
-#include "pagoda/tokenizer/tokenizer.h"
 
 namespace pagoda {
+
+namespace metrics {
+class EngineMetrics;  // metrics/engine_metrics.h
+}  // namespace metrics
+namespace tokenizer {
+class Tokenizer;  // tokenizer/tokenizer.h
+}  // namespace tokenizer
 
 class EngineCore;
 struct LoadedModel;  // engine/model_files.h

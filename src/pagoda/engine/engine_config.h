@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-#include "pagoda/scheduler/scheduler_config.h"
+#include "pagoda/scheduler/scheduling_policy.h"
 #include "pagoda/tensor/dtype.h"
 
 namespace pagoda {

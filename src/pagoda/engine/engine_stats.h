@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "pagoda/scheduler/scheduler.h"
+#include "pagoda/scheduler/scheduler_stats.h"
 
 namespace pagoda {
 

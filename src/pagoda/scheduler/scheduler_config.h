@@ -6,13 +6,9 @@
 #include <optional>
 
 #include "pagoda/kv_blocks/kv_cache_manager.h"
+#include "pagoda/scheduler/scheduling_policy.h"
 
 namespace pagoda {
-
-enum class SchedulingPolicy {
-  kFcfs,      // arrival order; the newest running sequence is preempted first
-  kPriority,  // lowest priority value first, then arrival; preempts the lowest priority, newest first
-};
 
 struct SchedulerConfig {
   int32_t max_num_batched_tokens = 2048;  // tokens computed per step, all sequences together

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 #include <spdlog/spdlog.h>
 
+#include "pagoda/metrics/engine_metrics.h"
 #include "pagoda/server/bounded_json.h"
 #include "pagoda/server/chat_completions.h"
 #include "pagoda/server/chat_prompt.h"
