@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/threading/thread_pool.h"
@@ -63,9 +64,10 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
     const std::vector<float> x = Random(m * cols, 1);
     std::vector<float> y(static_cast<size_t>(m * rows));
     ThreadPool pool(threads);
+    ComputeContext ctx(set ? *set : cpu::BestKernelSet(), pool);
     for (auto _ : state) {
       if (set) {
-        set->matmul(x.data(), m, w->view, y.data(), pool);
+        set->matmul(x.data(), m, w->view, y.data(), ctx);
       } else {
         reference::MatMul(x.data(), m, w->view, y.data());
       }
@@ -101,9 +103,10 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
     const int32_t seq_len = static_cast<int32_t>(context);
     const AttentionBatch batch{1, qsl, &seq_len, table.data(), blocks};
     ThreadPool pool(threads);
+    ComputeContext ctx(set ? *set : cpu::BestKernelSet(), pool);
     for (auto _ : state) {
       if (set) {
-        set->paged_attention(q.data(), heads, cache, batch, 0.125f, out.data(), pool);
+        set->paged_attention(q.data(), heads, cache, batch, 0.125f, out.data(), ctx);
       } else {
         reference::PagedAttention(q.data(), heads, cache, batch, 0.125f, out.data());
       }
@@ -141,7 +144,7 @@ void RegisterAll() {
 int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-  std::printf("active kernel set: %s\n", pagoda::kernels::cpu::ActiveKernelSet().name);
+  std::printf("best kernel set: %s\n", pagoda::kernels::cpu::BestKernelSet().name);
   pagoda::kernels::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

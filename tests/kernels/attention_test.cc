@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
@@ -33,8 +34,9 @@ std::vector<float> RunReference(const PagedFixture& f, float scale) {
 
 std::vector<float> RunSet(const cpu::KernelSet& set, const PagedFixture& f, float scale, int threads) {
   ThreadPool pool(threads);
+  ComputeContext ctx(set, pool);
   std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim), -7.0f);
-  set.paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), scale, out.data(), pool);
+  set.paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), scale, out.data(), ctx);
   return out;
 }
 
@@ -134,9 +136,10 @@ TEST(FastAttentionTest, SequenceAloneEqualsSequenceInBatch) {
       const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
                                  f.max_blocks_per_seq};
       ThreadPool pool(1);
+      ComputeContext ctx(*set, pool);
       std::vector<float> out(static_cast<size_t>(f.q_lens[s] * width));
       set->paged_attention(f.q.data() + f.query_start_loc[s] * width, f.num_heads, f.cache, alone, 0.125f,
-                           out.data(), pool);
+                           out.data(), ctx);
       ASSERT_EQ(FirstBitDifference(out.data(), all.data() + f.query_start_loc[s] * width,
                                    static_cast<int64_t>(out.size())),
                 -1)
@@ -150,7 +153,8 @@ TEST(AttentionDeathTest, RejectsBlockIdsOutsideTheArena) {
   f.block_tables[0] = static_cast<int32_t>(f.cache.num_blocks);
   std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim));
   ThreadPool pool(1);
-  EXPECT_DEATH(PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), 1.0f, out.data(), pool),
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
+  EXPECT_DEATH(PagedAttention(ctx, f.q.data(), f.num_heads, f.cache, f.batch(), 1.0f, out.data()),
                "block id out of range");
 }
 

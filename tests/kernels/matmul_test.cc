@@ -6,6 +6,7 @@
 #include <cstring>
 #include <vector>
 
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
@@ -28,8 +29,9 @@ constexpr DType kWeightTypes[] = {DType::kF32, DType::kF16, DType::kBF16,
 std::vector<float> RunSet(const cpu::KernelSet& set, const std::vector<float>& x, int64_t m,
                        const MatrixView& w, int threads) {
   ThreadPool pool(threads);
+  ComputeContext ctx(set, pool);
   std::vector<float> y(static_cast<size_t>(m * w.rows), -1.0f);
-  set.matmul(x.data(), m, w, y.data(), pool);
+  set.matmul(x.data(), m, w, y.data(), ctx);
   return y;
 }
 
@@ -192,8 +194,9 @@ TEST(FastMatMulTest, EmptyBatchWritesNothing) {
   const Weights w = MakeWeights(DType::kQ4_1, 4, 64, 1);
   for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
     ThreadPool pool(2);
+    ComputeContext ctx(*set, pool);
     float y = 42.0f;
-    set->matmul(nullptr, 0, w.view(), &y, pool);
+    set->matmul(nullptr, 0, w.view(), &y, ctx);
     EXPECT_EQ(y, 42.0f) << set->name;
   }
 }
@@ -230,12 +233,14 @@ TEST(MatMulBatchInvarianceTest, PublicEntryPoint) {
   const Weights w = MakeWeights(DType::kQ4_1, 64, 576, 8);
   const std::vector<float> x = RandomFloats(m * 576, 9);
   ThreadPool pool(2);
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
   std::vector<float> batch(m * 64);
-  MatMul(x.data(), m, w.view(), batch.data(), pool);
+  MatMul(ctx, x.data(), m, w.view(), batch.data());
   ThreadPool single(1);
+  ComputeContext single_ctx(cpu::BestKernelSet(), single);
   for (int64_t i = 0; i < m; ++i) {
     std::vector<float> one(64);
-    MatMul(x.data() + i * 576, 1, w.view(), one.data(), single);
+    MatMul(single_ctx, x.data() + i * 576, 1, w.view(), one.data());
     ASSERT_EQ(FirstBitDifference(one.data(), batch.data() + i * 64, 64), -1) << "row " << i;
   }
 }

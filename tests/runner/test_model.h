@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kv_blocks/block_pool.h"
 #include "pagoda/model/model.h"
 #include "pagoda/runner/kv_cache_arena.h"
@@ -40,6 +42,7 @@ struct TestRunner {
   std::unique_ptr<KvCacheArena> arena;
   std::unique_ptr<BlockPool> blocks;
   std::unique_ptr<ThreadPool> pool;
+  std::unique_ptr<kernels::ComputeContext> compute;
   std::unique_ptr<ModelRunner> runner;
 
   static std::unique_ptr<TestRunner> Create(int64_t num_blocks, DType kv_dtype, int threads = 2) {
@@ -54,7 +57,8 @@ struct TestRunner {
     t->arena = std::move(*arena);
     t->blocks = std::make_unique<BlockPool>(static_cast<int32_t>(t->arena->num_blocks()));
     t->pool = std::make_unique<ThreadPool>(threads);
-    t->runner = std::make_unique<ModelRunner>(*model, *t->arena, *t->pool);
+    t->compute = std::make_unique<kernels::ComputeContext>(kernels::cpu::BestKernelSet(), *t->pool);
+    t->runner = std::make_unique<ModelRunner>(*model, *t->arena, *t->compute);
     return t;
   }
 };

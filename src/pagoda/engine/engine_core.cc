@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "pagoda/base/check.h"
+#include "pagoda/kernels/cpu/kernel_set.h"
 
 namespace pagoda {
 namespace {
@@ -99,7 +100,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   const int64_t num_blocks = core->arena_->num_blocks();
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
   core->pool_ = std::make_unique<ThreadPool>(config.threads);
-  core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->pool_);
+  core->compute_ = std::make_unique<kernels::ComputeContext>(kernels::cpu::BestKernelSet(), *core->pool_);
+  core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
   std::vector<int32_t> eos_ids;
   if (core->tokenizer_->eos_id()) eos_ids.push_back(*core->tokenizer_->eos_id());
   core->sampler_ = std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids);

@@ -17,6 +17,7 @@
 #include "pagoda/engine/engine_stats.h"
 #include "pagoda/engine/model_files.h"
 #include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/metrics/engine_metrics.h"
 #include "pagoda/model/model.h"
 #include "pagoda/runner/kv_cache_arena.h"
@@ -94,6 +95,7 @@ class EngineCore {
   std::unique_ptr<Model> model_;
   std::unique_ptr<KvCacheArena> arena_;
   std::unique_ptr<ThreadPool> pool_;
+  std::unique_ptr<kernels::ComputeContext> compute_;  // the best kernel set, on pool_
   std::unique_ptr<ModelRunner> runner_;
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Scheduler> scheduler_;

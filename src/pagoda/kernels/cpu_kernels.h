@@ -2,8 +2,9 @@
 // they see flat arrays, weight views and a paged KV cache.
 //
 // Every kernel here has a scalar twin in pagoda::kernels::reference (same
-// signature, no pool argument), which is the test oracle. The functions in
-// pagoda::kernels pick the fastest implementation the CPU supports, once.
+// arguments but the context), which is the test oracle. The functions in
+// pagoda::kernels run the kernel set of the ComputeContext they are given,
+// on its thread pool and with its scratch memory.
 //
 // Batch invariance: each output row depends only on its own input row (and,
 // for attention, its own sequence), never on how many rows are in the batch or
@@ -14,11 +15,9 @@
 
 #include "pagoda/tensor/dtype.h"
 
-namespace pagoda {
-class ThreadPool;
-}
-
 namespace pagoda::kernels {
+
+class ComputeContext;  // compute_context.h
 
 // A read-only weight matrix in GGUF layout: `rows` rows of `cols` elements,
 // each row stored contiguously as DTypeRowBytes(dtype, cols) bytes.
@@ -54,28 +53,28 @@ struct AttentionBatch {
 // F32/F16/BF16 weights: f32 accumulation. Quantized weights: each x row is
 // quantized on the fly to Q8_1 (for Q4_1) or Q8_0 (for Q4_0 and Q8_0) and dotted
 // block by block with integer arithmetic, exactly as GGML does.
-void MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool);
+void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w, float* y);
 
 // out[i] = row ids[i] of table, dequantized to f32. Ids must be in range.
-void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
+void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out);
 
 // y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * weight, for each of `rows` rows of `dim`.
-void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
+void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 
 // GGML's "normal" RoPE in place on x [tokens][heads][head_dim]: the pair
 // (x[2i], x[2i+1]) of a token at position p turns by p * freq_base^(-2i/head_dim).
-void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+void RopeNorm(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
               float freq_base);
 
 // out = silu(gate) * up, elementwise over n.
-void SiluMul(const float* gate, const float* up, int64_t n, float* out);
+void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out);
 
 // y += x, elementwise over n.
-void AddInPlace(float* y, const float* x, int64_t n);
+void AddInPlace(ComputeContext& ctx, float* y, const float* x, int64_t n);
 
 // Writes each token's new K and V ([tokens][num_kv_heads][head_dim], f32) into
 // the cache slot slot_mapping[t] = block_id * block_size + offset.
-void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
+void WriteKv(ComputeContext& ctx, const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache);
 
 // Causal grouped-query attention over the paged cache. Query row i of sequence
@@ -83,7 +82,7 @@ void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_
 // attends to positions [0, that position], reading K and V only through the
 // sequence's block table. q and out are [tokens][num_heads][head_dim]; head h
 // reads kv head h / (num_heads / num_kv_heads).
-void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                    const AttentionBatch& batch, float scale, float* out, ThreadPool& pool);
+void PagedAttention(ComputeContext& ctx, const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                    const AttentionBatch& batch, float scale, float* out);
 
 }  // namespace pagoda::kernels

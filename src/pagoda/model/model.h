@@ -12,7 +12,6 @@
 
 namespace pagoda {
 
-class ThreadPool;
 namespace gguf {
 class GgufFile;
 }
@@ -36,9 +35,10 @@ class Model {
   virtual ~Model() = default;
   virtual const ModelConfig& config() const = 0;
   // Runs the batch; writes logits for batch.logits_rows, in that order, to
-  // logits ([logits_rows.size()][vocab_size]). kv_cache has one entry per layer.
+  // logits ([logits_rows.size()][vocab_size]). kv_cache has one entry per
+  // layer; the kernels run with ctx's kernel set, threads and scratch.
   virtual void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
-                       ThreadPool& pool, float* logits) = 0;
+                       kernels::ComputeContext& ctx, float* logits) = 0;
 };
 
 // Builds the model that the file's architecture names. The file must outlive

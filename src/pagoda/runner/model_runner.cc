@@ -7,8 +7,8 @@
 
 namespace pagoda {
 
-ModelRunner::ModelRunner(Model& model, const KvCacheArena& kv_cache, ThreadPool& pool)
-    : model_(model), kv_cache_(kv_cache), pool_(pool) {}
+ModelRunner::ModelRunner(Model& model, const KvCacheArena& kv_cache, kernels::ComputeContext& ctx)
+    : model_(model), kv_cache_(kv_cache), ctx_(ctx) {}
 
 std::span<const float> ModelRunner::Execute(std::span<const BlockCopy> copies, std::span<const SequenceChunk> chunks) {
   CopyKvBlocks(kv_cache_.layers(), copies);
@@ -64,7 +64,7 @@ std::span<const float> ModelRunner::Execute(std::span<const SequenceChunk> chunk
   batch.block_tables = block_tables_;
   batch.max_blocks_per_seq = max_blocks;
   batch.logits_rows = logits_rows_;
-  model_.Forward(batch, kv_cache_.layers(), pool_, logits_.data());
+  model_.Forward(batch, kv_cache_.layers(), ctx_, logits_.data());
   return logits_;
 }
 

@@ -13,8 +13,6 @@
 
 namespace pagoda {
 
-class ThreadPool;
-
 enum class LogitsMode {
   kNone,  // a prefill chunk that is not the prompt's last
   kLast,  // the next-token distribution
@@ -31,7 +29,8 @@ struct SequenceChunk {
 
 class ModelRunner {
  public:
-  ModelRunner(Model& model, const KvCacheArena& kv_cache, ThreadPool& pool);
+  // The model runs with ctx (kernel set, threads, scratch) on every step.
+  ModelRunner(Model& model, const KvCacheArena& kv_cache, kernels::ComputeContext& ctx);
 
   // Runs the chunks as one batch. Returns logits, [rows][vocab_size]: for each
   // chunk in order, one row per token (kAll), one row (kLast) or none. The
@@ -48,7 +47,7 @@ class ModelRunner {
  private:
   Model& model_;
   const KvCacheArena& kv_cache_;
-  ThreadPool& pool_;
+  kernels::ComputeContext& ctx_;
   // The flattened batch, rebuilt every step without reallocating.
   std::vector<int32_t> token_ids_, positions_, query_start_loc_, seq_lens_, block_tables_, logits_rows_;
   std::vector<int64_t> slot_mapping_;

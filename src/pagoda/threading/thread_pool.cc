@@ -70,7 +70,7 @@ struct ThreadPool::Impl {
   std::atomic<bool> busy{false};  // a ParallelFor is in progress
 
   // Valid for helpers with work while pending > 0.
-  const std::function<void(int64_t, int64_t)>* fn = nullptr;
+  const std::function<void(int, int64_t, int64_t)>* fn = nullptr;
   int64_t n = 0;
 
   std::mutex mu;
@@ -86,7 +86,7 @@ void ThreadPool::Impl::RunChunk(int64_t chunks, int64_t c) {
   int64_t begin = 0;
   int64_t end = 0;
   ChunkRange(n, chunks, c, &begin, &end);
-  (*fn)(begin, end);
+  (*fn)(static_cast<int>(c), begin, end);
 }
 
 void ThreadPool::Impl::HelperLoop(int index) {
@@ -136,10 +136,14 @@ ThreadPool::~ThreadPool() {
 int ThreadPool::num_threads() const { return impl_->num_threads; }
 
 void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
+  ParallelForWorkers(n, [&fn](int, int64_t begin, int64_t end) { fn(begin, end); });
+}
+
+void ThreadPool::ParallelForWorkers(int64_t n, const std::function<void(int, int64_t, int64_t)>& fn) {
   if (n <= 0) return;
   const int64_t chunks = std::min<int64_t>(impl_->num_threads, n);
   if (chunks == 1) {
-    fn(0, n);
+    fn(0, 0, n);
     return;
   }
   Impl& im = *impl_;

@@ -23,6 +23,10 @@ class ThreadPool {
   // fn(begin, end) on each, the caller taking the first. Returns when all are
   // done. Calls must not nest.
   void ParallelFor(int64_t n, const std::function<void(int64_t begin, int64_t end)>& fn);
+  // The same, also passing the index of the worker that runs each range
+  // (0 is the caller; each index runs at most one range per call), so that
+  // callers can give each worker its own scratch memory.
+  void ParallelForWorkers(int64_t n, const std::function<void(int worker, int64_t begin, int64_t end)>& fn);
 
   // Physical cores of this machine (not hyper-threads), at least 1.
   static int PhysicalCores();

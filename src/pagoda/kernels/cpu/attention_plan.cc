@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "pagoda/base/check.h"
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
@@ -33,7 +34,7 @@ std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBa
 
 void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                        const AttentionBatch& batch, float scale, float* out, AttendRowFn attend,
-                       ThreadPool* pool) {
+                       ComputeContext* ctx) {
   PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
   PAGODA_CHECK(cache.num_kv_heads > 0 && num_heads % cache.num_kv_heads == 0);
   PAGODA_CHECK(cache.block_size > 0 && cache.head_dim > 0);
@@ -42,8 +43,7 @@ void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& ca
   const int64_t head_dim = cache.head_dim;
   const int64_t group = num_heads / cache.num_kv_heads;
 
-  auto run = [&](int64_t begin, int64_t end) {
-    thread_local std::vector<float> scores;
+  auto run = [&](Scratch& scratch, int64_t begin, int64_t end) {
     for (int64_t job = begin; job < end; ++job) {
       const int64_t row = job / num_heads;
       const int64_t head = job % num_heads;
@@ -63,16 +63,18 @@ void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& ca
       a.block_table = batch.block_tables + s * batch.max_blocks_per_seq;
       a.n_ctx = position + 1;
       a.scale = scale;
-      if (static_cast<int64_t>(scores.size()) < a.n_ctx) scores.resize(static_cast<size_t>(a.n_ctx));
-      a.scores = scores.data();
+      a.scores = static_cast<float*>(scratch.Get(static_cast<size_t>(a.n_ctx) * sizeof(float)));
       a.out = out + (row * num_heads + head) * head_dim;
       attend(a);
     }
   };
-  if (pool != nullptr) {
-    pool->ParallelFor(rows * num_heads, run);
+  if (ctx != nullptr) {
+    ctx->pool().ParallelForWorkers(rows * num_heads, [&](int worker, int64_t begin, int64_t end) {
+      run(ctx->worker_scratch(worker), begin, end);
+    });
   } else {
-    run(0, rows * num_heads);
+    Scratch scratch;
+    run(scratch, 0, rows * num_heads);
   }
 }
 

@@ -8,10 +8,6 @@
 
 #include "pagoda/kernels/cpu_kernels.h"
 
-namespace pagoda {
-class ThreadPool;
-}
-
 namespace pagoda::kernels::cpu {
 
 // One query row and head attending over positions [0, n_ctx) of its sequence.
@@ -49,9 +45,10 @@ struct AttendRowArgs {
 using AttendRowFn = void (*)(const AttendRowArgs& args);
 
 // Checks the batch against the cache (PAGODA_CHECK) and runs attend for every
-// (query row, head), over the pool when one is given.
+// (query row, head), on ctx's pool and scratch when one is given (else
+// serially, with scratch of its own).
 void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                        const AttentionBatch& batch, float scale, float* out, AttendRowFn attend,
-                       ThreadPool* pool);
+                       ComputeContext* ctx);
 
 }  // namespace pagoda::kernels::cpu

@@ -8,21 +8,22 @@
 #include "pagoda/kernels/cpu/reference/attend_row.h"
 #include "pagoda/kernels/cpu/reference/matmul_rows.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
 namespace {
 
 // The scalar set: reference arithmetic, threaded the same way as the SIMD sets.
-void ScalarMatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool) {
+void ScalarMatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {
   if (m <= 0) return;
   const reference::MatMulActivations a = reference::PrepareActivations(x, m, w);
-  pool.ParallelFor(w.rows, [&](int64_t begin, int64_t end) { reference::MatMulRows(a, w, begin, end, y); });
+  ctx.pool().ParallelFor(w.rows, [&](int64_t begin, int64_t end) { reference::MatMulRows(a, w, begin, end, y); });
 }
 
 void ScalarAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                     const AttentionBatch& batch, float scale, float* out, ThreadPool& pool) {
-  RunPagedAttention(q, num_heads, cache, batch, scale, out, reference::AttendRow, &pool);
+                     const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx) {
+  RunPagedAttention(q, num_heads, cache, batch, scale, out, reference::AttendRow, &ctx);
 }
 
 constexpr SimdMatMulOps kAvx2MatMul = {
@@ -34,19 +35,19 @@ constexpr SimdMatMulOps kAvx512MatMul = {
     avx512::PanelsQ4_1, avx512::PanelsQ8_0, avx512::PanelsF32, avx512::PanelsF16, avx512::PanelsBF16,
 };
 
-void Avx2MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool) {
-  SimdMatMul(kAvx2MatMul, x, m, w, y, pool);
+void Avx2MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {
+  SimdMatMul(kAvx2MatMul, x, m, w, y, ctx);
 }
-void Avx512MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool) {
-  SimdMatMul(kAvx512MatMul, x, m, w, y, pool);
+void Avx512MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {
+  SimdMatMul(kAvx512MatMul, x, m, w, y, ctx);
 }
 void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                   const AttentionBatch& batch, float scale, float* out, ThreadPool& pool) {
-  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx2::AttendRow, &pool);
+                   const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx) {
+  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx2::AttendRow, &ctx);
 }
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                     const AttentionBatch& batch, float scale, float* out, ThreadPool& pool) {
-  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx512::AttendRow, &pool);
+                     const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx) {
+  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx512::AttendRow, &ctx);
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
@@ -89,9 +90,6 @@ std::span<const KernelSet* const> SupportedKernelSets() {
   return sets;
 }
 
-const KernelSet& ActiveKernelSet() {
-  static const KernelSet& active = *SupportedKernelSets().back();
-  return active;
-}
+const KernelSet& BestKernelSet() { return *SupportedKernelSets().back(); }
 
 }  // namespace pagoda::kernels::cpu

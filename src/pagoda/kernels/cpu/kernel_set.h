@@ -1,6 +1,6 @@
 // The implementations of cpu_kernels.h available in this build, one set per
-// instruction set. pagoda::kernels uses the best set the CPU supports,
-// chosen once; tests and benchmarks can run every supported set.
+// instruction set. An engine runs the best set the CPU supports (its
+// ComputeContext carries it); tests and benchmarks can run every supported set.
 #pragma once
 
 #include <cstdint>
@@ -13,7 +13,7 @@ namespace pagoda::kernels::cpu {
 
 struct KernelSet {
   const char* name;  // "scalar", "avx2", "avx512"
-  void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ThreadPool& pool);
+  void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx);
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
   void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
   void (*rope_norm)(float* x, const int32_t* positions, int64_t tokens, int64_t heads,
@@ -23,14 +23,14 @@ struct KernelSet {
   void (*write_kv)(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
                    const KvCacheLayer& cache);
   void (*paged_attention)(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                          const AttentionBatch& batch, float scale, float* out, ThreadPool& pool);
+                          const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx);
   // The SIMD MatMul pieces, for tests; null for the scalar set.
   const SimdMatMulOps* simd;
 };
 
 // Every set this CPU can run, scalar first, best last.
 std::span<const KernelSet* const> SupportedKernelSets();
-// The best of them, chosen on first use.
-const KernelSet& ActiveKernelSet();
+// The best of them: the set an engine's ComputeContext runs.
+const KernelSet& BestKernelSet();
 
 }  // namespace pagoda::kernels::cpu

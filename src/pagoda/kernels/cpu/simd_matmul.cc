@@ -5,23 +5,11 @@
 #include <vector>
 
 #include "pagoda/base/check.h"
+#include "pagoda/kernels/compute_context.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
 namespace {
-
-// A grow-only per-thread byte buffer handing out 64-byte aligned storage.
-class Scratch {
- public:
-  void* Get(size_t bytes) {
-    if (buffer_.size() < bytes + 64) buffer_.resize(bytes + 64);
-    const auto address = reinterpret_cast<uintptr_t>(buffer_.data());
-    return buffer_.data() + ((64 - address % 64) % 64);
-  }
-
- private:
-  std::vector<std::byte> buffer_;
-};
 
 template <typename T>
 T* Carve(std::byte*& cursor, int64_t count) {
@@ -51,7 +39,8 @@ FloatPanelFn FloatPanel(const SimdMatMulOps& ops, DType t) {
 }  // namespace
 
 void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
-                ThreadPool& pool) {
+                ComputeContext& ctx) {
+  ThreadPool& pool = ctx.pool();
   if (m <= 0 || w.rows <= 0) return;
   const int64_t panels = (w.rows + ops.panel_rows - 1) / ops.panel_rows;
   auto rows_of = [&](int64_t panel_begin, int64_t panel_end, int64_t* begin, int64_t* end) {
@@ -74,9 +63,8 @@ void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const Matri
   PAGODA_CHECK_MSG(w.cols % kQuantBlock == 0, "MatMul: quantized rows need a multiple of 32 columns");
   const int64_t nb = w.cols / kQuantBlock;
 
-  thread_local Scratch activations;
   std::byte* cursor = static_cast<std::byte*>(
-      activations.Get(static_cast<size_t>(m * w.cols + 3 * m * nb * 4 + 4 * 64)));
+      ctx.caller_scratch().Get(static_cast<size_t>(m * w.cols + 3 * m * nb * 4 + 4 * 64)));
   QuantizedRows xq;
   xq.m = m;
   xq.k = w.cols;
@@ -86,8 +74,8 @@ void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const Matri
   xq.sum = Carve<int32_t>(cursor, m * nb);
   pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); });
 
-  pool.ParallelFor(panels, [&](int64_t pb, int64_t pe) {
-    thread_local Scratch packed;
+  pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) {
+    Scratch& packed = ctx.worker_scratch(worker);
     int64_t begin = 0;
     int64_t end = 0;
     rows_of(pb, pe, &begin, &end);

@@ -23,10 +23,6 @@
 
 #include "pagoda/kernels/cpu_kernels.h"
 
-namespace pagoda {
-class ThreadPool;
-}
-
 namespace pagoda::kernels::cpu {
 
 // x rows quantized as GGML's quantize_row_q8_1 would (which gives the same d
@@ -63,7 +59,8 @@ struct SimdMatMulOps {
   FloatPanelFn bf16;
 };
 
+// Runs on ctx's pool, with its scratch memory.
 void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
-                ThreadPool& pool);
+                ComputeContext& ctx);
 
 }  // namespace pagoda::kernels::cpu

@@ -10,7 +10,7 @@
 #include "pagoda/base/check.h"
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/model/weight_loader.h"
-#include "pagoda/threading/thread_pool.h"
+#include "pagoda/kernels/compute_context.h"
 
 namespace pagoda {
 namespace {
@@ -61,8 +61,8 @@ class LlamaModel final : public Model {
 
   const ModelConfig& config() const override { return config_; }
 
-  void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache, ThreadPool& pool,
-               float* logits) override {
+  void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
+               kernels::ComputeContext& ctx, float* logits) override {
     const ModelConfig& c = config_;
     const int64_t T = static_cast<int64_t>(batch.token_ids.size());
     const int64_t R = static_cast<int64_t>(batch.logits_rows.size());
@@ -88,17 +88,17 @@ class LlamaModel final : public Model {
         batch.block_tables.data(), batch.max_blocks_per_seq};
     const float attn_scale = 1.0f / std::sqrt(static_cast<float>(c.head_dim));
 
-    kernels::EmbeddingLookup(token_embd_, batch.token_ids.data(), T, x_.data());
+    kernels::EmbeddingLookup(ctx, token_embd_, batch.token_ids.data(), T, x_.data());
     for (int64_t il = 0; il < c.num_layers; ++il) {
       const LayerWeights& l = layers_[il];
-      kernels::RmsNorm(x_.data(), l.attn_norm, T, d, c.rms_norm_eps, xn_.data());
-      kernels::MatMul(xn_.data(), T, l.wq, q_.data(), pool);
-      kernels::MatMul(xn_.data(), T, l.wk, k_.data(), pool);
-      kernels::MatMul(xn_.data(), T, l.wv, v_.data(), pool);
-      kernels::RopeNorm(q_.data(), batch.positions.data(), T, c.num_heads, c.head_dim, c.rope_freq_base);
-      kernels::RopeNorm(k_.data(), batch.positions.data(), T, c.num_kv_heads, c.head_dim, c.rope_freq_base);
-      kernels::WriteKv(k_.data(), v_.data(), batch.slot_mapping.data(), T, kv_cache[il]);
-      kernels::PagedAttention(q_.data(), c.num_heads, kv_cache[il], attn_batch, attn_scale, attn_.data(), pool);
+      kernels::RmsNorm(ctx, x_.data(), l.attn_norm, T, d, c.rms_norm_eps, xn_.data());
+      kernels::MatMul(ctx, xn_.data(), T, l.wq, q_.data());
+      kernels::MatMul(ctx, xn_.data(), T, l.wk, k_.data());
+      kernels::MatMul(ctx, xn_.data(), T, l.wv, v_.data());
+      kernels::RopeNorm(ctx, q_.data(), batch.positions.data(), T, c.num_heads, c.head_dim, c.rope_freq_base);
+      kernels::RopeNorm(ctx, k_.data(), batch.positions.data(), T, c.num_kv_heads, c.head_dim, c.rope_freq_base);
+      kernels::WriteKv(ctx, k_.data(), v_.data(), batch.slot_mapping.data(), T, kv_cache[il]);
+      kernels::PagedAttention(ctx, q_.data(), c.num_heads, kv_cache[il], attn_batch, attn_scale, attn_.data());
 
       // After the last attention only the rows that need logits matter, so
       // the last MLP runs on those alone (as llama.cpp does).
@@ -108,19 +108,19 @@ class LlamaModel final : public Model {
         GatherRows(batch.logits_rows, d, x_);
         rows = R;
       }
-      kernels::MatMul(attn_.data(), rows, l.wo, proj_.data(), pool);
-      kernels::AddInPlace(x_.data(), proj_.data(), rows * d);
+      kernels::MatMul(ctx, attn_.data(), rows, l.wo, proj_.data());
+      kernels::AddInPlace(ctx, x_.data(), proj_.data(), rows * d);
 
-      kernels::RmsNorm(x_.data(), l.ffn_norm, rows, d, c.rms_norm_eps, xn_.data());
-      kernels::MatMul(xn_.data(), rows, l.w_gate, gate_.data(), pool);
-      kernels::MatMul(xn_.data(), rows, l.w_up, up_.data(), pool);
-      kernels::SiluMul(gate_.data(), up_.data(), rows * c.intermediate_size, gate_.data());
-      kernels::MatMul(gate_.data(), rows, l.w_down, proj_.data(), pool);
-      kernels::AddInPlace(x_.data(), proj_.data(), rows * d);
+      kernels::RmsNorm(ctx, x_.data(), l.ffn_norm, rows, d, c.rms_norm_eps, xn_.data());
+      kernels::MatMul(ctx, xn_.data(), rows, l.w_gate, gate_.data());
+      kernels::MatMul(ctx, xn_.data(), rows, l.w_up, up_.data());
+      kernels::SiluMul(ctx, gate_.data(), up_.data(), rows * c.intermediate_size, gate_.data());
+      kernels::MatMul(ctx, gate_.data(), rows, l.w_down, proj_.data());
+      kernels::AddInPlace(ctx, x_.data(), proj_.data(), rows * d);
     }
     if (R == 0) return;
-    kernels::RmsNorm(x_.data(), output_norm_, R, d, c.rms_norm_eps, xn_.data());
-    kernels::MatMul(xn_.data(), R, output_, logits, pool);
+    kernels::RmsNorm(ctx, x_.data(), output_norm_, R, d, c.rms_norm_eps, xn_.data());
+    kernels::MatMul(ctx, xn_.data(), R, output_, logits);
   }
 
  private:
