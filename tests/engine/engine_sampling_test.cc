@@ -9,6 +9,7 @@
 #include "../runner/test_model.h"
 #include "engine_test_util.h"
 #include "pagoda/sampler/sampler.h"
+#include "pagoda/kernels/cpu/kernel_set.h"
 
 namespace pagoda {
 namespace {
@@ -34,7 +35,7 @@ std::vector<int32_t> GenerateAlone(const std::vector<int32_t>& prompt, SamplingP
   EXPECT_NE(t, nullptr);
   if (!t) return {};
   const std::vector<int32_t> table = {0, 1, 2, 3, 4, 5, 6, 7};
-  Sampler sampler(static_cast<int32_t>(t->runner->vocab_size()), {});
+  Sampler sampler(static_cast<int32_t>(t->runner->vocab_size()), {}, *kernels::cpu::BestKernelSet().rows);
   const RandomStream random = RandomStream::For(params.seed, child);
   std::vector<int32_t> tokens = prompt;
   SequenceChunk chunk{tokens, 0, table, LogitsMode::kLast};

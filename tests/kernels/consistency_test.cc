@@ -37,6 +37,9 @@ constexpr int64_t kRmsNormMaxUlp = 0;
 constexpr int64_t kSiluMulMaxUlp = 0;
 constexpr int64_t kAddInPlaceMaxUlp = 0;  // one rounding per element: exact in any order
 constexpr int64_t kRopeNormMaxUlp = 0;
+// The row reductions: the same source built per instruction set, every term
+// and partial sum in a fixed order; the maximum, the sums and every exp
+// term are compared bit for bit.
 // WriteKv copies (F32) or rounds once to F16: compared byte for byte.
 
 class ConsistencyTest : public ::testing::TestWithParam<const cpu::KernelSet*> {
@@ -184,6 +187,23 @@ CpuFacts ReadCpuid() {
     f.avx512vnni = c & (1u << 11);
   }
   return f;
+}
+
+TEST_P(ConsistencyTest, RowOps) {
+  if (set().rows == &ref::kRowOps) GTEST_SKIP() << "the " << set().name << " set uses the portable row ops";
+  const cpu::RowOps& want = ref::kRowOps;
+  const cpu::RowOps& got = *set().rows;
+  // Lengths around the 16 lanes and the 512-term blocks, and a vocabulary's.
+  for (int64_t n : {1, 15, 16, 17, 511, 512, 513, 1000, 49152}) {
+    const std::vector<float> row = RandomFloats(n, static_cast<uint32_t>(n), -30.0f, 30.0f);
+    const float shift = want.RowMax(row);
+    EXPECT_EQ(got.RowMax(row), shift) << n;
+    EXPECT_EQ(got.SumExp(row, shift), want.SumExp(row, shift)) << n;
+    EXPECT_EQ(got.SumRow(row), want.SumRow(row)) << n;
+    std::vector<float> want_terms(n), got_terms(n);
+    EXPECT_EQ(got.ExpAndSum(row, shift, got_terms), want.ExpAndSum(row, shift, want_terms)) << n;
+    EXPECT_EQ(MaxUlpDistance(got_terms.data(), want_terms.data(), n), 0) << n;
+  }
 }
 
 TEST(KernelSetTest, SupportedSetsFollowTheCpuidBits) {

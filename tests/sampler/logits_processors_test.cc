@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <vector>
+#include "test_row_ops.h"
 
 namespace pagoda::logits {
 namespace {
@@ -100,16 +101,16 @@ TEST(LogitsProcessorsTest, MinPKeepsTokensAtLeastMinPTimesTheTopProbability) {
   // Probabilities proportional to 1, 0.5, 0.25, 0.1 of the top one.
   std::vector<float> row = {3.0f, 3.0f + std::log(0.5f), 3.0f + std::log(0.25f), 3.0f + std::log(0.1f)};
   const std::vector<float> before = row;
-  ApplyMinP(row, 0.2f);
+  ApplyMinP(row, 0.2f, testing::TestRowOps());
   EXPECT_EQ(row, (std::vector<float>{before[0], before[1], before[2], -kInf}));
   std::vector<float> off = before;
-  ApplyMinP(off, 0.0f);
+  ApplyMinP(off, 0.0f, testing::TestRowOps());
   EXPECT_EQ(off, before);
 }
 
 TEST(LogitsProcessorsTest, ArgmaxTakesTheLowestIdOnTies) {
-  EXPECT_EQ(Argmax(std::vector<float>{0.1f, 2.0f, -1.0f, 2.0f}), 1);
-  EXPECT_EQ(Argmax(std::vector<float>{-kInf, -kInf}), 0);
+  EXPECT_EQ(Argmax(std::vector<float>{0.1f, 2.0f, -1.0f, 2.0f}, testing::TestRowOps()), 1);
+  EXPECT_EQ(Argmax(std::vector<float>{-kInf, -kInf}, testing::TestRowOps()), 0);
 }
 
 }  // namespace

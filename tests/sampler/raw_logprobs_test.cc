@@ -7,6 +7,7 @@
 #include <numeric>
 #include <random>
 #include <vector>
+#include "test_row_ops.h"
 
 namespace pagoda {
 namespace {
@@ -28,7 +29,7 @@ TEST(RawLogprobsTest, MatchesDoubleLogSoftmaxOnALargeRow) {
   std::vector<float> row(49152);
   for (float& x : row) x = dist(rng);
   const std::vector<double> expected = LogSoftmax(row);
-  RawLogprobs lp;
+  RawLogprobs lp(testing::TestRowOps());
   lp.Reset(row);
   for (int32_t id : {0, 1, 777, 49151}) EXPECT_NEAR(lp.Logprob(id), expected[id], 1e-4) << id;
 
@@ -48,7 +49,7 @@ TEST(RawLogprobsTest, MatchesDoubleLogSoftmaxOnALargeRow) {
 TEST(RawLogprobsTest, SmallRowByHand) {
   // Softmax of log(1), log(2), log(1): 1/4, 1/2, 1/4.
   const std::vector<float> row = {0.0f, std::log(2.0f), 0.0f};
-  RawLogprobs lp;
+  RawLogprobs lp(testing::TestRowOps());
   lp.Reset(row);
   EXPECT_NEAR(lp.Logprob(1), std::log(0.5), 1e-6);
   EXPECT_NEAR(lp.Logprob(2), std::log(0.25), 1e-6);

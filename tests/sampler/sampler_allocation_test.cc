@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "pagoda/sampler/sampler.h"
+#include "test_row_ops.h"
 
 namespace {
 bool counting = false;
@@ -59,7 +60,7 @@ TEST(SamplerAllocationTest, SteadyStateSamplingDoesNotAllocate) {
   for (int i = 0; i < rows; ++i) {
     sequences.push_back({&params[i], prompt, output, bad_words, RandomStream::Seeded(i, 0)});
   }
-  Sampler sampler(vocab, {0});
+  Sampler sampler(vocab, {0}, testing::TestRowOps());
   std::vector<SampledToken> out(rows);
   const std::vector<int32_t> next_prompt_tokens(rows, 9);
   sampler.Sample(logits, sequences, out);  // warm-up: scratch reaches its size

@@ -8,6 +8,7 @@
 #include <random>
 #include <set>
 #include <vector>
+#include "test_row_ops.h"
 
 namespace pagoda {
 namespace {
@@ -48,7 +49,7 @@ SampledToken SampleOne(Sampler& sampler, const std::vector<float>& logits, const
 
 // Counts the tokens drawn by `n` sequences with seeds 0..n-1.
 std::vector<int> Histogram(const std::vector<float>& logits, const SamplingParams& params, int n) {
-  Sampler sampler(static_cast<int32_t>(logits.size()), {});
+  Sampler sampler(static_cast<int32_t>(logits.size()), {}, testing::TestRowOps());
   std::vector<int> counts(logits.size(), 0);
   for (int seed = 0; seed < n; ++seed) ++counts[SampleOne(sampler, logits, Seeded(params, seed)).token_id];
   return counts;
@@ -74,14 +75,14 @@ std::vector<double> Normalized(std::vector<double> w) {
 }
 
 TEST(SamplerTest, GreedyTakesTheArgmaxLowestIdOnTies) {
-  Sampler sampler(4, {});
+  Sampler sampler(4, {}, testing::TestRowOps());
   const SampledToken t = SampleOne(sampler, {0.1f, 2.0f, -1.0f, 2.0f}, Seeded(Params(0.0f), 1));
   EXPECT_EQ(t.token_id, 1);
   EXPECT_EQ(t.rank, 2);  // tied with id 3
 }
 
 TEST(SamplerTest, AllowedTokensMaskBeforeLogitBias) {
-  Sampler sampler(3, {});
+  Sampler sampler(3, {}, testing::TestRowOps());
   Sequence seq = Seeded(Params(0.0f), 1);
   seq.params.allowed_token_ids = std::vector<int32_t>{1, 2};
   seq.params.logit_bias = {{0, 100.0f}, {2, 1.0f}};
@@ -90,7 +91,7 @@ TEST(SamplerTest, AllowedTokensMaskBeforeLogitBias) {
 }
 
 TEST(SamplerTest, MinTokensBansEosAndStopTokensUntilReached) {
-  Sampler sampler(4, /*eos_token_ids=*/{3});
+  Sampler sampler(4, /*eos_token_ids=*/{3}, testing::TestRowOps());
   const std::vector<float> logits = {0.0f, 1.0f, 5.0f, 6.0f};
   Sequence seq = Seeded(Params(0.0f), 1);
   seq.params.stop_token_ids = {2};
@@ -107,7 +108,7 @@ TEST(SamplerTest, MinTokensBansEosAndStopTokensUntilReached) {
 }
 
 TEST(SamplerTest, LogitBiasCannotReviveATokenBannedByMinTokens) {
-  Sampler sampler(3, /*eos_token_ids=*/{2});
+  Sampler sampler(3, /*eos_token_ids=*/{2}, testing::TestRowOps());
   Sequence seq = Seeded(Params(0.0f), 1);
   seq.params.min_tokens = 1;
   seq.params.logit_bias = {{2, 100.0f}};
@@ -115,7 +116,7 @@ TEST(SamplerTest, LogitBiasCannotReviveATokenBannedByMinTokens) {
 }
 
 TEST(SamplerTest, BadWordsBanTheirLastTokenAfterTheirPrefix) {
-  Sampler sampler(4, {});
+  Sampler sampler(4, {}, testing::TestRowOps());
   const std::vector<float> logits = {0.0f, 1.0f, 5.0f, 4.0f};
   Sequence seq = Seeded(Params(0.0f), 1);
   seq.bad_words = {{1, 2}};
@@ -126,7 +127,7 @@ TEST(SamplerTest, BadWordsBanTheirLastTokenAfterTheirPrefix) {
 }
 
 TEST(SamplerTest, RepetitionPenaltyCoversThePromptAndFrequencyOnlyTheOutput) {
-  Sampler sampler(3, {});
+  Sampler sampler(3, {}, testing::TestRowOps());
   const std::vector<float> logits = {3.0f, 2.0f, 1.0f};
   Sequence seq = Seeded(Params(0.0f), 1);
   seq.prompt = {0};
@@ -144,7 +145,7 @@ TEST(SamplerTest, PenaltiesComeBeforeTemperature) {
   // Temperature first would give [4, 2] - 1 = [3, 2]: 73% for id 0.
   SamplingParams p = Params(0.5f);
   p.presence_penalty = 1.0f;
-  Sampler sampler(2, {});
+  Sampler sampler(2, {}, testing::TestRowOps());
   int zeros = 0;
   const int n = 4000;
   for (int seed = 0; seed < n; ++seed) {
@@ -220,7 +221,7 @@ TEST(SamplerTest, ASeededSequenceGetsTheSameTokensInAnyBatch) {
   p.logprobs = 3;
 
   auto run = [&](int batch_size, int target_row) {
-    Sampler sampler(vocab, {});
+    Sampler sampler(vocab, {}, testing::TestRowOps());
     std::vector<Sequence> seqs(batch_size);
     std::mt19937 rng(99);
     for (int i = 0; i < batch_size; ++i) {
@@ -260,7 +261,7 @@ TEST(SamplerTest, ASeededSequenceGetsTheSameTokensInAnyBatch) {
 TEST(SamplerTest, ChildrenOfOneSeedDrawDifferentTokens) {
   const int32_t vocab = 1000;
   const std::vector<float> logits(vocab, 0.0f);  // uniform: any repeat is chance
-  Sampler sampler(vocab, {});
+  Sampler sampler(vocab, {}, testing::TestRowOps());
   std::vector<std::vector<int32_t>> tokens(4);
   for (int child = 0; child < 4; ++child) {
     Sequence seq = Seeded(Params(1.0f), 5, child);
@@ -282,7 +283,7 @@ TEST(SamplerTest, LogprobsComeFromTheRawLogits) {
   for (float x : logits) sum += std::exp(static_cast<double>(x));
   auto raw = [&](int32_t id) { return logits[id] - std::log(sum); };
 
-  Sampler sampler(5, {});
+  Sampler sampler(5, {}, testing::TestRowOps());
   Sequence seq = Seeded(Params(0.0f), 1);
   seq.params.logprobs = 2;
   seq.params.logit_bias = {{4, 10.0f}};  // processing picks id 4; logprobs ignore it
@@ -309,7 +310,7 @@ TEST(SamplerTest, PromptLogprobsScoreTheActualNextTokens) {
   const std::vector<float> logits = {0.0f, 1.0f, 2.0f,  //
                                      3.0f, 0.0f, 0.0f};
   const std::vector<int32_t> next = {2, 0};
-  Sampler sampler(3, {});
+  Sampler sampler(3, {}, testing::TestRowOps());
   std::vector<SampledToken> out(2);
   sampler.ScorePromptTokens(logits, next, 1, out);
   const double lse0 = std::log(1 + std::exp(1.0) + std::exp(2.0));
@@ -325,7 +326,7 @@ TEST(SamplerTest, PromptLogprobsScoreTheActualNextTokens) {
 
 TEST(SamplerTest, ReusedOutputsKeepTheirMemory) {
   const int32_t vocab = 100;
-  Sampler sampler(vocab, {});
+  Sampler sampler(vocab, {}, testing::TestRowOps());
   Sequence seq = Seeded(Params(1.0f), 3);
   seq.params.logprobs = 5;
   const std::vector<float> logits = SyntheticLogits(vocab, 1, 0);
@@ -338,7 +339,7 @@ TEST(SamplerTest, ReusedOutputsKeepTheirMemory) {
 }
 
 TEST(SamplerTest, EveryTokenMaskedFallsBackToTheLowestId) {
-  Sampler sampler(3, {});
+  Sampler sampler(3, {}, testing::TestRowOps());
   Sequence seq = Seeded(Params(1.0f), 3);
   seq.params.allowed_token_ids = std::vector<int32_t>{2};
   seq.bad_words = {{2}};
@@ -346,7 +347,7 @@ TEST(SamplerTest, EveryTokenMaskedFallsBackToTheLowestId) {
 }
 
 TEST(SamplerTest, UnseededSequencesStillSample) {
-  Sampler sampler(3, {});
+  Sampler sampler(3, {}, testing::TestRowOps());
   Sequence seq;
   seq.params = Params(1.0f);
   seq.random = RandomStream::Unseeded();
@@ -359,7 +360,7 @@ TEST(SamplerTest, BeamCandidatesAreProcessedLogprobsBestFirst) {
   // row the candidates come from is {2, 2, -inf, 0.5, 1}: log-softmax over
   // the four finite logits, ties to the lower id, the masked token left out.
   const std::vector<float> logits = {1.0f, 2.0f, 3.0f, 0.5f, 1.0f};
-  Sampler sampler(5, {2});
+  Sampler sampler(5, {2}, testing::TestRowOps());
   Sequence seq;
   seq.params = Params(0.0f);
   seq.params.min_tokens = 1;

@@ -9,7 +9,8 @@
 #include <random>
 #include <vector>
 
-#include "pagoda/sampler/fast_exp.h"
+#include "pagoda/kernels/fast_exp.h"
+#include "test_row_ops.h"
 
 namespace pagoda {
 namespace {
@@ -31,7 +32,7 @@ std::vector<float> LogitsOf(const std::vector<double>& probs) {
 }
 
 TEST(TopKTopPTest, OffKeepsEveryUnmaskedToken) {
-  TopKTopPSampler s(4);
+  TopKTopPSampler s(4, testing::TestRowOps());
   const std::vector<float> row = {0.0f, -kInf, 1.0f, 2.0f};
   EXPECT_EQ(Ids(s.Truncate(row, 0, 1.0f)), (std::vector<int32_t>{0, 2, 3}));
   EXPECT_EQ(Ids(s.Truncate(row, -1, 1.0f)), (std::vector<int32_t>{0, 2, 3}));
@@ -39,7 +40,7 @@ TEST(TopKTopPTest, OffKeepsEveryUnmaskedToken) {
 }
 
 TEST(TopKTopPTest, TopKKeepsTiesWithTheKthLogit) {
-  TopKTopPSampler s(6);
+  TopKTopPSampler s(6, testing::TestRowOps());
   const std::vector<float> row = {1.0f, 5.0f, 3.0f, 3.0f, 0.0f, 3.0f};
   EXPECT_EQ(Ids(s.Truncate(row, 1, 1.0f)), (std::vector<int32_t>{1}));
   // The 2nd largest is 3, shared by ids 2, 3 and 5: vLLM masks only logits below it.
@@ -49,7 +50,7 @@ TEST(TopKTopPTest, TopKKeepsTiesWithTheKthLogit) {
 }
 
 TEST(TopKTopPTest, TopPKeepsTheSmallestPrefixReachingP) {
-  TopKTopPSampler s(4);
+  TopKTopPSampler s(4, testing::TestRowOps());
   const std::vector<float> row = LogitsOf({0.1, 0.4, 0.2, 0.3});
   // Sorted: 0.4 (id 1), 0.3 (id 3), 0.2 (id 2), 0.1 (id 0).
   EXPECT_EQ(Ids(s.Truncate(row, 0, 0.3f)), (std::vector<int32_t>{1}));
@@ -59,7 +60,7 @@ TEST(TopKTopPTest, TopPKeepsTheSmallestPrefixReachingP) {
 }
 
 TEST(TopKTopPTest, TopKComesBeforeTopPAndTopPRenormalizes) {
-  TopKTopPSampler s(4);
+  TopKTopPSampler s(4, testing::TestRowOps());
   const std::vector<float> row = LogitsOf({0.4, 0.3, 0.2, 0.1});
   // top_k 2 leaves 0.4 and 0.3, i.e. 4/7 and 3/7; top_p 0.5 then keeps only
   // id 0. Top-p first would keep ids 0 and 1 (0.4 < 0.5).
@@ -71,7 +72,7 @@ TEST(TopKTopPTest, TopPOverAFlatVocabularyKeepsExactlyItsShare) {
   // 10000 equal tokens: top_p 0.5 keeps exactly 5000, found by many rounds
   // of the weighted selection; ties go to the lower ids.
   const int32_t vocab = 10000;
-  TopKTopPSampler s(vocab);
+  TopKTopPSampler s(vocab, testing::TestRowOps());
   const std::vector<float> row(vocab, 1.0f);
   const std::vector<int32_t> ids = Ids(s.Truncate(row, 0, 0.5f));
   ASSERT_EQ(ids.size(), 5000u);
@@ -80,7 +81,7 @@ TEST(TopKTopPTest, TopPOverAFlatVocabularyKeepsExactlyItsShare) {
 }
 
 TEST(TopKTopPTest, SampleMapsTheUniformThroughTheKeptWeights) {
-  TopKTopPSampler s(3);
+  TopKTopPSampler s(3, testing::TestRowOps());
   const std::vector<float> row = LogitsOf({0.5, 0.25, 0.25});
   // With top-k and top-p off the draw walks the row in id order: cumulative
   // 0.5, 0.75, 1.
@@ -94,7 +95,7 @@ TEST(TopKTopPTest, SampleMapsTheUniformThroughTheKeptWeights) {
 }
 
 TEST(TopKTopPTest, SampleFrequenciesFollowTheTruncatedDistribution) {
-  TopKTopPSampler s(4);
+  TopKTopPSampler s(4, testing::TestRowOps());
   const std::vector<float> row = LogitsOf({0.5, 0.25, 0.125, 0.125});
   // A regular grid of uniforms gives the exact frequencies, no randomness.
   const int n = 10000;
@@ -123,16 +124,16 @@ TEST(TopKTopPTest, TopPSelectionMatchesASortedScanOnRandomRows) {
     std::sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return row[a] > row[b] || (row[a] == row[b] && a < b); });
     const float max = row[order[0]];
     double total = 0;
-    for (float x : row) total += FastExp(x - max);
+    for (float x : row) total += kernels::FastExp(x - max);
     std::vector<int32_t> expected;
     double mass = 0;
     for (int32_t id : order) {
       if (mass >= top_p * total) break;
       expected.push_back(id);
-      mass += FastExp(row[id] - max);
+      mass += kernels::FastExp(row[id] - max);
     }
     std::sort(expected.begin(), expected.end());
-    TopKTopPSampler s(vocab);
+    TopKTopPSampler s(vocab, testing::TestRowOps());
     EXPECT_EQ(Ids(s.Truncate(row, 0, top_p)), expected) << "trial " << trial;
   }
 }

@@ -104,7 +104,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
   std::vector<int32_t> eos_ids;
   if (core->tokenizer_->eos_id()) eos_ids.push_back(*core->tokenizer_->eos_id());
-  core->sampler_ = std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids);
+  core->sampler_ =
+      std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids, *core->compute_->kernels().rows);
 
   SchedulerConfig sc;
   sc.max_num_batched_tokens = config.max_num_batched_tokens;
@@ -176,8 +177,7 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
   // matching (vLLM likewise skips the prefix cache for them).
   CacheKeys keys;
   if (params.prompt_logprobs) {
-    static std::atomic<int64_t> next_salt{0};
-    keys.cache_salt = fmt::format("prompt-logprobs-{}", next_salt++);
+    keys.cache_salt = fmt::format("prompt-logprobs-{}", next_prompt_logprobs_salt_++);
   }
   auto request = std::make_unique<Request>(request_id, prompt_token_ids, params, Now(), priority, std::move(keys));
   PAGODA_RETURN_IF_ERROR(scheduler_->CheckAdmissible(*request));

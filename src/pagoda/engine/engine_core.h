@@ -4,6 +4,7 @@
 // thread except where it says otherwise.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <memory>
@@ -102,6 +103,8 @@ class EngineCore {
   std::unique_ptr<metrics::EngineMetrics> metrics_;
   std::unordered_map<std::string, std::unique_ptr<RequestState>> states_;
   std::vector<std::string> finished_ids_;
+  // Prepare() runs on any thread: each prompt-logprobs request's cache salt.
+  mutable std::atomic<int64_t> next_prompt_logprobs_salt_{0};
   int64_t num_steps_ = 0;
   double step_seconds_ = 0;
   double forward_seconds_ = 0;

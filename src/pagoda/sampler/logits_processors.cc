@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "pagoda/base/check.h"
-#include "pagoda/sampler/fast_exp.h"
 
 namespace pagoda::logits {
 namespace {
@@ -83,19 +82,19 @@ void ApplyTemperature(std::span<float> row, float temperature) {
   for (float& x : row) x /= temperature;
 }
 
-void ApplyMinP(std::span<float> row, float min_p) {
+void ApplyMinP(std::span<float> row, float min_p, const kernels::cpu::RowOps& rows) {
   if (min_p <= 0.0f || row.empty()) return;
-  const float max_logit = RowMax(row);
+  const float max_logit = rows.RowMax(row);
   const float threshold = max_logit + std::log(min_p);
   for (float& x : row) {
     if (x < threshold) x = kMasked;
   }
 }
 
-int32_t Argmax(std::span<const float> row) {
+int32_t Argmax(std::span<const float> row, const kernels::cpu::RowOps& rows) {
   // Two passes, a vectorized max and then its first position, beat one
   // scalar pass that tracks both.
-  const float max = RowMax(row);
+  const float max = rows.RowMax(row);
   const auto it = std::find(row.begin(), row.end(), max);
   return it == row.end() ? 0 : static_cast<int32_t>(it - row.begin());  // all NaN: token 0
 }

@@ -9,6 +9,7 @@
 #include <span>
 #include <vector>
 
+#include "pagoda/kernels/cpu/row_ops.h"
 #include "pagoda/sampler/token_set.h"
 
 namespace pagoda::logits {
@@ -48,9 +49,9 @@ void ApplyTemperature(std::span<float> row, float temperature);
 
 // Bans tokens whose probability is below min_p times the top token's:
 // p_i < min_p * p_max, i.e. logit_i - logit_max < log(min_p).
-void ApplyMinP(std::span<float> row, float min_p);
+void ApplyMinP(std::span<float> row, float min_p, const kernels::cpu::RowOps& rows);
 
 // The largest logit's id, the lowest one on ties (torch.argmax's rule).
-int32_t Argmax(std::span<const float> row);
+int32_t Argmax(std::span<const float> row, const kernels::cpu::RowOps& rows);
 
 }  // namespace pagoda::logits

@@ -4,7 +4,6 @@
 #include <cmath>
 
 #include "pagoda/base/check.h"
-#include "pagoda/sampler/fast_exp.h"
 
 namespace pagoda {
 namespace {
@@ -19,8 +18,8 @@ bool MoreLikely(const std::pair<float, int32_t>& a, const std::pair<float, int32
 void RawLogprobs::Reset(std::span<const float> row) {
   PAGODA_CHECK(!row.empty());
   row_ = row;
-  const float max_logit = RowMax(row);
-  log_normalizer_ = max_logit + std::log(SumExp(row, max_logit));
+  const float max_logit = rows_.RowMax(row);
+  log_normalizer_ = max_logit + std::log(rows_.SumExp(row, max_logit));
 }
 
 float RawLogprobs::Logprob(int32_t token_id) const {

@@ -7,6 +7,8 @@
 #include <span>
 #include <vector>
 
+#include "pagoda/kernels/cpu/row_ops.h"
+
 namespace pagoda {
 
 struct TokenLogprob {
@@ -16,6 +18,8 @@ struct TokenLogprob {
 
 class RawLogprobs {
  public:
+  explicit RawLogprobs(const kernels::cpu::RowOps& rows) : rows_(rows) {}
+
   // Computes the row's log-normalizer; the row must outlive the queries.
   void Reset(std::span<const float> row);
 
@@ -26,6 +30,7 @@ class RawLogprobs {
   void TopN(int32_t n, std::vector<TokenLogprob>& out);
 
  private:
+  const kernels::cpu::RowOps& rows_;
   std::span<const float> row_;
   double log_normalizer_ = 0;  // logsumexp of the row
   std::vector<std::pair<float, int32_t>> heap_;  // reused by TopN

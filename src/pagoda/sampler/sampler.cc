@@ -8,13 +8,16 @@
 
 namespace pagoda {
 
-Sampler::Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids)
+Sampler::Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids, const kernels::cpu::RowOps& rows)
     : vocab_size_(vocab_size),
       eos_token_ids_(std::move(eos_token_ids)),
+      rows_(rows),
       row_(static_cast<size_t>(vocab_size)),
       counts_(static_cast<size_t>(vocab_size), 0),
       token_set_(vocab_size),
-      top_k_top_p_(vocab_size) {
+      top_k_top_p_(vocab_size, rows),
+      raw_logprobs_(rows),
+      beam_logprobs_(rows) {
   PAGODA_CHECK(vocab_size > 0);
   for (int32_t id : eos_token_ids_) PAGODA_CHECK(id >= 0 && id < vocab_size);
 }
@@ -71,12 +74,12 @@ int32_t Sampler::SampleRow(std::span<const float> raw, const SamplingSequence& s
   const SamplingParams& p = *sequence.params;
   const std::span<float> row(row_);
 
-  if (p.IsGreedy()) return logits::Argmax(row);
+  if (p.IsGreedy()) return logits::Argmax(row, rows_);
   logits::ApplyTemperature(row, p.temperature);
-  logits::ApplyMinP(row, p.min_p);
+  logits::ApplyMinP(row, p.min_p, rows_);
   const double uniform = sequence.random.Uniform(static_cast<int64_t>(sequence.output_token_ids.size()));
   const int32_t token = top_k_top_p_.Sample(row, p.top_k, p.top_p, uniform);
-  return token >= 0 ? token : logits::Argmax(row);
+  return token >= 0 ? token : logits::Argmax(row, rows_);
 }
 
 void Sampler::Score(std::span<const float> raw, int32_t token_id, int32_t num_logprobs, SampledToken& out) {

@@ -48,7 +48,8 @@ class Sampler {
  public:
   // eos_token_ids: the model's EOS ids (generation_config's too), which
   // min_tokens bans besides stop_token_ids, whatever ignore_eos says.
-  Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids);
+  // rows: the row reductions of the engine's kernel set.
+  Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids, const kernels::cpu::RowOps& rows);
 
   int32_t vocab_size() const { return vocab_size_; }
 
@@ -78,6 +79,7 @@ class Sampler {
 
   int32_t vocab_size_;
   std::vector<int32_t> eos_token_ids_;
+  const kernels::cpu::RowOps& rows_;
   // Per-row scratch, sized once.
   std::vector<float> row_;
   std::vector<int32_t> counts_;

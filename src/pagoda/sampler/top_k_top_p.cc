@@ -5,7 +5,7 @@
 #include <limits>
 
 #include "pagoda/base/check.h"
-#include "pagoda/sampler/fast_exp.h"
+#include "pagoda/kernels/fast_exp.h"
 
 namespace pagoda {
 namespace {
@@ -25,7 +25,8 @@ constexpr size_t kScanBlock = 512;
 
 }  // namespace
 
-TopKTopPSampler::TopKTopPSampler(int32_t vocab_size) : weights_(static_cast<size_t>(vocab_size)) {
+TopKTopPSampler::TopKTopPSampler(int32_t vocab_size, const kernels::cpu::RowOps& rows)
+    : rows_(rows), weights_(static_cast<size_t>(vocab_size)) {
   candidates_.reserve(static_cast<size_t>(vocab_size));
   heap_.reserve(static_cast<size_t>(vocab_size));
 }
@@ -33,7 +34,7 @@ TopKTopPSampler::TopKTopPSampler(int32_t vocab_size) : weights_(static_cast<size
 std::span<const Candidate> TopKTopPSampler::Truncate(std::span<const float> row, int32_t top_k, float top_p) {
   PAGODA_CHECK(!row.empty() && row.size() <= weights_.size());
   candidates_.clear();
-  const float max_logit = RowMax(row);
+  const float max_logit = rows_.RowMax(row);
   if (max_logit == kNegInf) return {};
   auto add = [&](size_t i, float weight) { candidates_.push_back({row[i], static_cast<int32_t>(i), weight}); };
 
@@ -44,12 +45,12 @@ std::span<const Candidate> TopKTopPSampler::Truncate(std::span<const float> row,
     total_weight_ = 0;
     for (size_t i = 0; i < row.size(); ++i) {
       if (row[i] >= threshold && row[i] != kNegInf) {
-        add(i, FastExp(row[i] - max_logit));
+        add(i, kernels::FastExp(row[i] - max_logit));
         total_weight_ += candidates_.back().weight;
       }
     }
   } else {
-    total_weight_ = ExpAndSum(row, max_logit, std::span(weights_).first(row.size()));
+    total_weight_ = rows_.ExpAndSum(row, max_logit, std::span(weights_).first(row.size()));
     // A token of weight w has at most V * w of mass at or below it, so when
     // that is within the (1 - top_p) tail top-p surely drops it: skipping
     // such tokens here changes nothing but the work.
@@ -132,15 +133,15 @@ int32_t TopKTopPSampler::Sample(std::span<const float> row, int32_t top_k, float
 // Inverse-CDF draw over the whole row in id order, skipping whole blocks.
 int32_t TopKTopPSampler::SampleWholeRow(std::span<const float> row, double uniform) {
   PAGODA_CHECK(!row.empty() && row.size() <= weights_.size());
-  const float max_logit = RowMax(row);
+  const float max_logit = rows_.RowMax(row);
   if (max_logit == kNegInf) return -1;
   const std::span<float> weights = std::span(weights_).first(row.size());
-  const double threshold = uniform * ExpAndSum(row, max_logit, weights);
+  const double threshold = uniform * rows_.ExpAndSum(row, max_logit, weights);
   double acc = 0;
   int32_t last_positive = -1;
   for (size_t start = 0; start < row.size(); start += kScanBlock) {
     const std::span<const float> block = weights.subspan(start, std::min(kScanBlock, row.size() - start));
-    const double block_sum = SumRow(block);
+    const double block_sum = rows_.SumRow(block);
     if (acc + block_sum <= threshold) {
       acc += block_sum;
       for (size_t i = block.size(); i-- > 0;) {

@@ -8,6 +8,8 @@
 #include <span>
 #include <vector>
 
+#include "pagoda/kernels/cpu/row_ops.h"
+
 namespace pagoda {
 
 struct Candidate {
@@ -18,7 +20,7 @@ struct Candidate {
 
 class TopKTopPSampler {
  public:
-  explicit TopKTopPSampler(int32_t vocab_size);
+  TopKTopPSampler(int32_t vocab_size, const kernels::cpu::RowOps& rows);
 
   // The tokens that survive, with their weights, in no particular order.
   // top_k <= 0 and top_p == 1 are off. Top-k keeps every token tied with the
@@ -37,6 +39,7 @@ class TopKTopPSampler {
   float KthLargest(std::span<const float> row, size_t k);
   void ApplyTopP(float top_p);
 
+  const kernels::cpu::RowOps& rows_;
   std::vector<Candidate> candidates_;
   std::vector<float> weights_;  // per token, for the whole-row draw and the top-p prefilter
   std::vector<float> heap_;     // top-k selection

@@ -55,15 +55,18 @@ void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cach
 // versions; only MatMul and attention have per-ISA code.
 constexpr KernelSet kScalar = {
     "scalar", ScalarMatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
-    reference::SiluMul, reference::AddInPlace, reference::WriteKv, ScalarAttention, nullptr,
+    reference::SiluMul, reference::AddInPlace, reference::WriteKv, ScalarAttention, &reference::kRowOps,
+    nullptr,
 };
 constexpr KernelSet kAvx2 = {
     "avx2", Avx2MatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
-    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx2Attention, &kAvx2MatMul,
+    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx2Attention, &avx2::kRowOps,
+    &kAvx2MatMul,
 };
 constexpr KernelSet kAvx512 = {
     "avx512", Avx512MatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
-    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx512Attention, &kAvx512MatMul,
+    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx512Attention, &avx2::kRowOps,
+    &kAvx512MatMul,
 };
 
 bool HasAvx2() {

@@ -7,6 +7,7 @@
 #include <span>
 
 #include "pagoda/kernels/cpu_kernels.h"
+#include "pagoda/kernels/cpu/row_ops.h"
 #include "pagoda/kernels/cpu/simd_matmul.h"
 
 namespace pagoda::kernels::cpu {
@@ -24,6 +25,7 @@ struct KernelSet {
                    const KvCacheLayer& cache);
   void (*paged_attention)(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                           const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx);
+  const RowOps* rows;  // the sampler's row reductions
   // The SIMD MatMul pieces, for tests; null for the scalar set.
   const SimdMatMulOps* simd;
 };
