@@ -206,21 +206,32 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
 }
 
 void EngineCore::Add(PendingRequest pending) {
+  RequestHandle handle = static_cast<RequestHandle>(states_.size());
+  if (!free_handles_.empty()) {
+    handle = free_handles_.back();
+    free_handles_.pop_back();
+  } else {
+    states_.emplace_back();
+    published_in_step_.push_back(-1);
+    recorded_in_step_.push_back(-1);
+  }
   const std::string id = pending.request->id();
+  pending.request->set_handle(handle);
   // Prepare checked everything but the id, which Engine keeps unique.
   const Status status = scheduler_->AddRequest(std::move(pending.request));
   PAGODA_CHECK_MSG(status.ok(), status.ToString().c_str());
-  states_.emplace(id, std::move(pending.state));
+  states_[handle] = std::move(pending.state);
+  handles_.emplace(id, handle);
 }
 
 void EngineCore::FinishRequest(const Request& request, bool by_client) {
-  auto it = states_.find(request.id());
-  PAGODA_CHECK(it != states_.end());
+  const RequestHandle handle = request.handle();
+  PAGODA_CHECK(handle >= 0 && static_cast<size_t>(handle) < states_.size() && states_[handle] != nullptr);
+  RequestState& state = *states_[handle];
   const double now = Now();
-  it->second->Finish(request, now);
+  state.Finish(request, now);
   if (!by_client) {
     const RequestTiming& t = request.timing();
-    const RequestState& state = *it->second;
     int64_t preemptions = 0;
     for (int32_t i = 0; i < request.num_sequences(); ++i) preemptions += request.sequence(i).num_preemptions();
     metrics_->OnRequestFinished(metrics::FinishedRequest{
@@ -238,9 +249,11 @@ void EngineCore::FinishRequest(const Request& request, bool by_client) {
                                                   : std::nullopt});
     metrics_->OnParentRequestFinished(request.params().n, state.max_generated_tokens());
   }
-  it->second->Publish(request.timing(), request.num_cached_tokens());
+  state.Publish(request.timing(), request.num_cached_tokens());
   finished_ids_.push_back(request.id());
-  states_.erase(it);
+  states_[handle].reset();
+  free_handles_.push_back(handle);
+  handles_.erase(request.id());
   ++num_finished_requests_;
 }
 
@@ -255,7 +268,7 @@ void EngineCore::Abort(const std::string& request_id) {
 
 void EngineCore::AbortAll() {
   std::vector<std::string> ids;
-  for (const auto& [id, state] : states_) ids.push_back(id);
+  for (const auto& [id, handle] : handles_) ids.push_back(id);
   for (const std::string& id : ids) Abort(id);
 }
 
@@ -266,12 +279,12 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
   std::vector<bool> scores_prompt(plan.seqs.size());
   for (size_t j = 0; j < plan.seqs.size(); ++j) {
     const ScheduledSequence& e = plan.seqs[j];
-    const RequestState& state = *states_.at(e.request_id);
+    const RequestState& state = *states_[e.handle];
     // Row i predicts position num_computed + i + 1: score the prompt
     // positions this chunk predicts that were not scored before.
     const int64_t next = state.next_prompt_logprob_position();
     const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
-    const int64_t num_prompt = scheduler_->request(e.request_id)->num_prompt_tokens();
+    const int64_t num_prompt = static_cast<int64_t>(e.prompt_token_ids.size());
     scores_prompt[j] = next < num_prompt && next > e.num_computed_tokens && next <= end;
     const LogitsMode mode = scores_prompt[j] ? LogitsMode::kAll : e.needs_logits ? LogitsMode::kLast : LogitsMode::kNone;
     chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_table, mode});
@@ -285,15 +298,14 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
   int64_t row = 0;
   for (size_t j = 0; j < plan.seqs.size(); ++j) {
     const ScheduledSequence& e = plan.seqs[j];
-    RequestState& state = *states_.at(e.request_id);
+    RequestState& state = *states_[e.handle];
     const int64_t n = static_cast<int64_t>(e.token_ids.size());
     const int64_t num_rows = chunks_[j].logits == LogitsMode::kAll ? n : chunks_[j].logits == LogitsMode::kLast ? 1 : 0;
-    const Request& request = *scheduler_->request(e.request_id);
-    const std::vector<int32_t>& prompt = request.prompt_token_ids();
+    const std::span<const int32_t> prompt = e.prompt_token_ids;
     if (scores_prompt[j]) {
       for (int64_t i = 0; i < n; ++i) {
         const int64_t target = e.num_computed_tokens + i + 1;
-        if (target != state.next_prompt_logprob_position() || target >= request.num_prompt_tokens()) continue;
+        if (target != state.next_prompt_logprob_position() || target >= static_cast<int64_t>(prompt.size())) continue;
         sampler_->ScorePromptTokens(logits.subspan((row + i) * vocab, vocab), {&prompt[target], 1},
                                     state.params().prompt_logprobs.value_or(0), {&sampled_, 1});
         state.AddPromptLogprob(sampled_);
@@ -301,9 +313,8 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     }
     if (e.needs_logits) {
       const std::span<const float> last = logits.subspan((row + num_rows - 1) * vocab, vocab);
-      const Sequence& seq = request.sequence(e.seq_index);
       if (BeamSearch* beam = state.beam_search()) {
-        const SamplingSequence s{&state.params(), seq.prompt_token_ids(), seq.output_token_ids(),
+        const SamplingSequence s{&state.params(), e.prompt_token_ids, e.output_token_ids,
                                  state.bad_words_token_ids(), state.random(0)};
         sampler_->BeamCandidates(last, s, 2 * state.params().beam_width, beam_candidates_);
         beam->SetCandidates(e.seq_index, beam_candidates_);
@@ -314,7 +325,7 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
       PAGODA_CHECK(e.num_samples == 1 || e.seq_index == 0);
       for (int32_t k = 0; k < e.num_samples; ++k) {
         const int32_t index = k == 0 ? e.seq_index : k;
-        const SamplingSequence s{&state.params(), seq.prompt_token_ids(), seq.output_token_ids(),
+        const SamplingSequence s{&state.params(), e.prompt_token_ids, e.output_token_ids,
                                  state.bad_words_token_ids(), state.random(index)};
         sampler_->Sample(last, {&s, 1}, {&sampled_, 1});
         sampled[j].push_back(sampled_.token_id);
@@ -329,10 +340,10 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
 void EngineCore::EndBeamRounds(const StepPlan& plan, UpdateResult& result) {
   for (const ScheduledSequence& e : plan.seqs) {
     if (!e.needs_logits) continue;
-    auto it = states_.find(e.request_id);
-    BeamSearch* beam = it == states_.end() ? nullptr : it->second->beam_search();
+    RequestState* state = states_[e.handle].get();
+    BeamSearch* beam = state == nullptr ? nullptr : state->beam_search();
     if (beam == nullptr || !beam->round_ready()) continue;
-    PAGODA_CHECK(scheduler_->request(e.request_id)->num_sequences() == beam->num_live());
+    PAGODA_CHECK(e.request->num_sequences() == beam->num_live());
     const BeamSearch::Round round = beam->Advance();
     if (auto request = scheduler_->ContinueBeams(e.request_id, round.children, round.num_generated)) {
       result.finished_requests.push_back(std::move(request));
@@ -351,16 +362,14 @@ void EngineCore::RecordStep(const StepPlan& plan, const UpdateResult& result, co
   metrics::IterationCounts counts;
   counts.num_generation_tokens = after.generation_tokens - before.generation_tokens;
   counts.num_preemptions = static_cast<int64_t>(plan.preempted.size());
-  std::vector<const std::string*> seen;
   auto record = [&](const Request& request) {
-    for (const std::string* id : seen) {
-      if (*id == request.id()) return;
-    }
-    seen.push_back(&request.id());
+    const RequestHandle handle = request.handle();
+    if (recorded_in_step_[handle] == num_steps_) return;
+    recorded_in_step_[handle] = num_steps_;
     const RequestTiming& t = request.timing();
-    auto it = states_.find(request.id());
-    if (it == states_.end() || !t.last_token) return;
-    std::optional<double>& previous = it->second->last_token_time();
+    RequestState* state = states_[handle].get();
+    if (state == nullptr || !t.last_token) return;
+    std::optional<double>& previous = state->last_token_time();
     if (previous == t.last_token) return;  // nothing new this step
     if (!previous) {
       metrics_->OnFirstToken(*t.first_token - t.arrival);
@@ -371,14 +380,15 @@ void EngineCore::RecordStep(const StepPlan& plan, const UpdateResult& result, co
     }
     previous = t.last_token;
   };
+  // Running requests in output order, then finished ones, then beam
+  // rounds (which produce no SequenceOutput): the order the histograms
+  // have always been fed in.
   for (const SequenceOutput& out : result.outputs) {
-    if (const Request* request = scheduler_->request(out.request_id)) record(*request);
+    if (!out.request->finished()) record(*out.request);
   }
   for (const std::unique_ptr<Request>& request : result.finished_requests) record(*request);
-  for (const ScheduledSequence& e : plan.seqs) {  // beam rounds produce no SequenceOutput
-    if (const Request* request = scheduler_->request(e.request_id); request && request->params().use_beam_search) {
-      record(*request);
-    }
+  for (const ScheduledSequence& e : plan.seqs) {
+    if (e.params->use_beam_search && !e.request->finished()) record(*e.request);
   }
   metrics_->OnIteration(counts);
   metrics_->SetSchedulerState(after.num_running_requests, after.num_waiting_requests, after.kv_cache_usage);
@@ -399,10 +409,13 @@ void EngineCore::Step(const std::function<void(const EngineStats&)>& on_schedule
   UpdateResult result = scheduler_->Update(plan, sampled);
   EndBeamRounds(plan, result);
 
-  std::vector<std::string> touched;
+  to_publish_.clear();
   for (const SequenceOutput& out : result.outputs) {
-    if (std::find(touched.begin(), touched.end(), out.request_id) == touched.end()) touched.push_back(out.request_id);
-    std::optional<std::string> stop = states_.at(out.request_id)->Apply(out);
+    if (published_in_step_[out.handle] != num_steps_) {
+      published_in_step_[out.handle] = num_steps_;
+      to_publish_.push_back(out.request);
+    }
+    std::optional<std::string> stop = states_[out.handle]->Apply(out);
     if (stop && !IsFinished(out.status)) {
       if (auto request = scheduler_->StopSequence(out.request_id, out.seq_index, *stop)) {
         result.finished_requests.push_back(std::move(request));
@@ -411,11 +424,10 @@ void EngineCore::Step(const std::function<void(const EngineStats&)>& on_schedule
   }
   RecordStep(plan, result, before);
   for (const std::unique_ptr<Request>& request : result.finished_requests) FinishRequest(*request);
-  for (const std::string& id : touched) {
-    auto it = states_.find(id);
-    if (it == states_.end()) continue;  // finished above
-    const Request& request = *scheduler_->request(id);
-    it->second->Publish(request.timing(), request.num_cached_tokens());
+  for (const Request* request : to_publish_) {
+    RequestState* state = states_[request->handle()].get();
+    if (state == nullptr) continue;  // finished above
+    state->Publish(request->timing(), request->num_cached_tokens());
   }
   step_seconds_ += Now() - start;
 }

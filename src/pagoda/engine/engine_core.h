@@ -101,7 +101,15 @@ class EngineCore {
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<metrics::EngineMetrics> metrics_;
-  std::unordered_map<std::string, std::unique_ptr<RequestState>> states_;
+  // The engine's record of each live request, at its handle (dense: freed
+  // handles are reused); string ids map to handles only at the API edge.
+  std::vector<std::unique_ptr<RequestState>> states_;
+  std::vector<RequestHandle> free_handles_;
+  std::unordered_map<std::string, RequestHandle> handles_;
+  // Per handle, the last step that published or recorded it, so that each
+  // request is handled once per step without scanning.
+  std::vector<int64_t> published_in_step_;
+  std::vector<int64_t> recorded_in_step_;
   std::vector<std::string> finished_ids_;
   // Prepare() runs on any thread: each prompt-logprobs request's cache salt.
   mutable std::atomic<int64_t> next_prompt_logprobs_salt_{0};
@@ -111,6 +119,7 @@ class EngineCore {
   int64_t num_finished_requests_ = 0;
   // Scratch reused every step.
   std::vector<SequenceChunk> chunks_;
+  std::vector<const Request*> to_publish_;
   SampledToken sampled_;
   std::vector<TokenLogprob> beam_candidates_;
 };

@@ -24,6 +24,11 @@ struct CacheKeys {
   std::optional<std::string> cache_salt;
 };
 
+// A live request's dense index in the engine's table of request records,
+// used in the hot path instead of its string id (which only the API edge
+// uses). -1: not given one (a scheduler used on its own, as in its tests).
+using RequestHandle = int32_t;
+
 // Seconds on the engine's monotonic clock; unset until the event happens.
 struct RequestTiming {
   double arrival = 0;
@@ -41,6 +46,8 @@ class Request {
   Request& operator=(const Request&) = delete;
 
   const std::string& id() const { return id_; }
+  RequestHandle handle() const { return handle_; }
+  void set_handle(RequestHandle handle) { handle_ = handle; }
   const std::vector<int32_t>& prompt_token_ids() const { return prompt_token_ids_; }
   int64_t num_prompt_tokens() const { return static_cast<int64_t>(prompt_token_ids_.size()); }
   const SamplingParams& params() const { return params_; }
@@ -79,6 +86,7 @@ class Request {
 
  private:
   std::string id_;
+  RequestHandle handle_ = -1;
   std::vector<int32_t> prompt_token_ids_;
   SamplingParams params_;
   int32_t priority_;

@@ -105,6 +105,11 @@ void Scheduler::Preempt(Sequence& seq, StepPlan& plan) {
 ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const {
   ScheduledSequence e;
   e.request_id = seq.request().id();
+  e.handle = seq.request().handle();
+  e.request = &seq.request();
+  e.params = &seq.request().params();
+  e.prompt_token_ids = seq.prompt_token_ids();
+  e.output_token_ids = seq.output_token_ids();
   e.seq_id = seq.id();
   e.seq_index = seq.index();
   e.num_computed_tokens = seq.num_computed_tokens();
@@ -318,6 +323,8 @@ void Scheduler::AppendToken(Request& request, Sequence& seq, int32_t token, doub
   request.timing().last_token = now;
   SequenceOutput out;
   out.request_id = request.id();
+  out.handle = request.handle();
+  out.request = &request;
   out.seq_id = seq.id();
   out.seq_index = seq.index();
   out.new_token_ids = {token};

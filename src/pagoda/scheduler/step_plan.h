@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,7 @@ namespace pagoda {
 
 struct ScheduledSequence {
   std::string request_id;
+  RequestHandle handle = -1;
   SeqId seq_id = 0;
   int32_t seq_index = 0;             // which of the request's completions
   int64_t num_computed_tokens = 0;   // position of the first token computed this step
@@ -22,6 +24,15 @@ struct ScheduledSequence {
   int64_t num_cached_tokens = 0;     // prefix-cache hit when admitted this step, else 0
   bool needs_logits = false;         // the chunk reaches the sequence's end: sample its next token
   int32_t num_samples = 0;           // tokens to sample from those logits (> 1 forks the sequence)
+  // What the runner and the sampler read, so that nothing asks the
+  // scheduler during the step. Views into the scheduler's records, valid
+  // until Update(): the request (timings, for metrics), its sampling
+  // parameters, and this sequence's prompt and output tokens (penalties,
+  // bad words, prompt-logprob positions).
+  const Request* request = nullptr;
+  const SamplingParams* params = nullptr;
+  std::span<const int32_t> prompt_token_ids;
+  std::span<const int32_t> output_token_ids;
 };
 
 struct StepPlan {
@@ -38,6 +49,10 @@ struct StepPlan {
 // One sequence's progress from one step.
 struct SequenceOutput {
   std::string request_id;
+  RequestHandle handle = -1;
+  // The request's record: valid until the next call into the scheduler
+  // (a finished request's, while its UpdateResult holds it).
+  const Request* request = nullptr;
   SeqId seq_id = 0;
   int32_t seq_index = 0;
   std::vector<int32_t> new_token_ids;
