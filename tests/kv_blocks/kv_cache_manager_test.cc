@@ -23,8 +23,16 @@ std::vector<int32_t> Concat(std::vector<int32_t> a, const std::vector<int32_t>& 
   return a;
 }
 
+// Sequence ids, which a scheduler would assign.
+SeqId NewSeqId() {
+  static SeqId next = 0;
+  return next++;
+}
+
 std::unique_ptr<Request> MakeRequest(std::vector<int32_t> prompt, CacheKeys keys = {}) {
-  return std::make_unique<Request>("r", std::move(prompt), SamplingParams{}, 0.0, 0, std::move(keys));
+  auto r = std::make_unique<Request>("r", std::move(prompt), SamplingParams{}, 0.0, 0, std::move(keys));
+  r->sequence(0).assign_id(NewSeqId());
+  return r;
 }
 
 class KvCacheManagerTest : public ::testing::Test {
@@ -140,7 +148,7 @@ TEST_F(KvCacheManagerTest, CopyOnFirstWriteIntoASharedPartialBlock) {
   Sequence& parent = r->sequence(0);
   Admit(parent);
   const std::vector<int32_t> shared = Table(parent);
-  Sequence& child = r->Fork(parent);
+  Sequence& child = r->Fork(parent, NewSeqId());
   kv_.Fork(parent, child);
   EXPECT_EQ(Table(child), shared);
   EXPECT_EQ(kv_.pool().ref_count(shared[0]), 2);
@@ -168,7 +176,7 @@ TEST_F(KvCacheManagerTest, ForkAtABlockBoundaryCopiesNothing) {
   auto r = MakeRequest(Tokens(0, 8));
   Sequence& parent = r->sequence(0);
   Admit(parent);
-  Sequence& child = r->Fork(parent);
+  Sequence& child = r->Fork(parent, NewSeqId());
   kv_.Fork(parent, child);
   parent.AppendToken(1);
   child.AppendToken(2);

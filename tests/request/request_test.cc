@@ -59,10 +59,13 @@ TEST(RequestTest, ForksOnceForParallelSampling) {
   Sequence& parent = r.sequence(0);
   parent.set_status(RequestStatus::kRunning);
   parent.set_num_computed_tokens(3);
-  Sequence& child = r.Fork(parent);
+  EXPECT_EQ(parent.id(), kNoSeqId);  // until a scheduler takes the request
+  parent.assign_id(40);
+  Sequence& child = r.Fork(parent, 41);
   EXPECT_FALSE(r.needs_fork());
   EXPECT_EQ(child.index(), 1);
-  EXPECT_NE(child.id(), parent.id());
+  EXPECT_EQ(parent.id(), 40);
+  EXPECT_EQ(child.id(), 41);
   EXPECT_EQ(V(child.token_ids()), V(parent.token_ids()));
   EXPECT_EQ(child.num_computed_tokens(), 3);
   EXPECT_EQ(child.status(), RequestStatus::kRunning);
@@ -82,7 +85,7 @@ TEST(RequestTest, StatusSummarisesTheSequences) {
   Request r("a", {1}, WithN(2), 0);
   Sequence& a = r.sequence(0);
   a.set_status(RequestStatus::kRunning);
-  Sequence& b = r.Fork(a);
+  Sequence& b = r.Fork(a, 1);
   a.Finish(RequestStatus::kFinishedStopped, StopReason(int32_t{42}));
   EXPECT_EQ(r.status(), RequestStatus::kRunning);
   EXPECT_FALSE(r.finished());

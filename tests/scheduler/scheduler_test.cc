@@ -88,6 +88,8 @@ class SchedulerTest : public ::testing::Test {
     EXPECT_EQ(s_->kv_cache().pool().num_free(), s_->kv_cache().num_blocks());
   }
 
+  RequestHandle H(const std::string& id) const { return s_->request(id)->handle(); }
+
   std::unique_ptr<Scheduler> s_;
   std::map<std::string, std::unique_ptr<Request>> finished_;
 };
@@ -131,10 +133,10 @@ TEST_F(SchedulerTest, ChunksALongPromptWithinTheTokenBudget) {
   Add("b", {.prompt_len = 20, .first_token = 500});
   StepPlan p = Step();
   ASSERT_EQ(p.seqs.size(), 2u);
-  EXPECT_EQ(p.seqs[0].request_id, "a");
+  EXPECT_EQ(p.seqs[0].request->id(), "a");
   EXPECT_EQ(p.seqs[0].token_ids.size(), 1u);
   EXPECT_TRUE(p.seqs[0].needs_logits);
-  EXPECT_EQ(p.seqs[1].request_id, "b");
+  EXPECT_EQ(p.seqs[1].request->id(), "b");
   EXPECT_EQ(p.seqs[1].token_ids.size(), 7u);
   EXPECT_EQ(p.num_batched_tokens, 8);
   RunToCompletion();
@@ -143,7 +145,7 @@ TEST_F(SchedulerTest, ChunksALongPromptWithinTheTokenBudget) {
 // "request:tokens" for each entry of a plan, in plan order.
 std::vector<std::string> Chunks(const StepPlan& plan) {
   std::vector<std::string> out;
-  for (const ScheduledSequence& e : plan.seqs) out.push_back(e.request_id + ":" + std::to_string(e.token_ids.size()));
+  for (const ScheduledSequence& e : plan.seqs) out.push_back(e.request->id() + ":" + std::to_string(e.token_ids.size()));
   return out;
 }
 
@@ -211,8 +213,8 @@ TEST_F(SchedulerTest, CapsRunningSequencesCountingForksAhead) {
   Add("two", {.first_token = 300});
   StepPlan p = Step();
   ASSERT_EQ(p.seqs.size(), 2u);  // "pair" holds 2 slots before it forks
-  EXPECT_EQ(p.seqs[0].request_id, "pair");
-  EXPECT_EQ(p.seqs[1].request_id, "one");
+  EXPECT_EQ(p.seqs[0].request->id(), "pair");
+  EXPECT_EQ(p.seqs[1].request->id(), "one");
   EXPECT_EQ(s_->stats().num_running_seqs, 4 - 1);
   EXPECT_EQ(s_->stats().num_waiting_requests, 1);
   RunToCompletion();
@@ -226,7 +228,7 @@ TEST_F(SchedulerTest, ForksAfterThePromptAndCopiesTheSharedPartialBlockOnWrite) 
   ASSERT_EQ(p1.seqs.size(), 1u);
   EXPECT_TRUE(p1.seqs[0].needs_logits);
   EXPECT_EQ(p1.seqs[0].num_samples, 3);
-  const std::vector<int32_t> prompt_blocks = p1.seqs[0].block_table;
+  const std::vector<int32_t> prompt_blocks(p1.seqs[0].block_table.begin(), p1.seqs[0].block_table.end());
   UpdateResult r1 = s_->Update(p1, std::vector<std::vector<int32_t>>{{50, 51, 52}});
   ASSERT_EQ(r1.outputs.size(), 3u);
   for (int k = 0; k < 3; ++k) {
@@ -311,7 +313,7 @@ TEST_F(SchedulerTest, PriorityPolicyAdmitsTheHighestPriorityFirst) {
   std::vector<std::string> order;
   for (int i = 0; i < 100 && s_->has_unfinished_requests(); ++i) {
     for (const ScheduledSequence& e : Step().seqs) {
-      if (order.empty() || order.back() != e.request_id) order.push_back(e.request_id);
+      if (order.empty() || order.back() != e.request->id()) order.push_back(e.request->id());
     }
   }
   EXPECT_EQ(order, (std::vector<std::string>{"late_urgent", "early", "later"}));
@@ -351,11 +353,11 @@ TEST_F(SchedulerTest, StopsOneSequenceForTheEngine) {
   Add("a", {.prompt_len = 5, .max_tokens = 8, .n = 2});
   Step();
   ASSERT_EQ(s_->request("a")->num_sequences(), 2);
-  EXPECT_EQ(s_->StopSequence("a", 1, StopReason("\n\n")), nullptr);  // sequence 0 still runs
+  EXPECT_EQ(s_->StopSequence(H("a"), 1, StopReason("\n\n")), nullptr);  // sequence 0 still runs
   EXPECT_EQ(s_->request("a")->sequence(1).status(), RequestStatus::kFinishedStopped);
   ASSERT_TRUE(s_->CheckInvariants().ok());
   EXPECT_EQ(s_->Schedule().finished.size(), 1u);
-  std::unique_ptr<Request> done = s_->StopSequence("a", 0, std::nullopt);
+  std::unique_ptr<Request> done = s_->StopSequence(H("a"), 0, std::nullopt);
   ASSERT_NE(done, nullptr);
   EXPECT_EQ(std::get<std::string>(*done->sequence(1).stop_reason()), "\n\n");
   EXPECT_FALSE(s_->has_unfinished_requests());
@@ -393,7 +395,9 @@ std::unique_ptr<Request> MakeBeamRequest(std::string id, int32_t prompt_len, int
   p.beam_width = width;
   p.temperature = 0;
   p.max_tokens = 8;
-  return std::make_unique<Request>(std::move(id), std::move(prompt), p, 0.0);
+  auto r = std::make_unique<Request>(std::move(id), std::move(prompt), p, 0.0);
+  r->set_parks(true);  // as the engine marks a beam request
+  return r;
 }
 
 TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
@@ -405,12 +409,12 @@ TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
   EXPECT_TRUE(p1.seqs[0].needs_logits);
   EXPECT_EQ(p1.seqs[0].num_samples, 0);
   EXPECT_TRUE(s_->Update(p1, Sample(p1)).outputs.empty());
-  const std::vector<int32_t> prompt_blocks = p1.seqs[0].block_table;
+  const std::vector<int32_t> prompt_blocks(p1.seqs[0].block_table.begin(), p1.seqs[0].block_table.end());
   // Parked: nothing to compute until the round ends.
   EXPECT_TRUE(s_->Schedule().empty());
 
   // Round 1: two beams from the prompt share both its blocks.
-  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 50}, {0, 51}}, 2), nullptr);
+  s_->ForkParked(H("b"), std::vector<ParkedSuccessor>{{0, 50}, {0, 51}}, 2);
   const Request& r = *s_->request("b");
   ASSERT_EQ(r.num_sequences(), 2);
   const KvCacheManager& kv = s_->kv_cache();
@@ -422,11 +426,11 @@ TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
   ASSERT_EQ(p2.seqs.size(), 2u);
   EXPECT_EQ(p2.copies.size(), 1u);  // the first writer copies the shared partial block
   s_->Update(p2, Sample(p2));
-  const std::vector<int32_t> beam1_table = p2.seqs[1].block_table;
+  const std::vector<int32_t> beam1_table(p2.seqs[1].block_table.begin(), p2.seqs[1].block_table.end());
 
   // Round 2: both children continue beam 1; beam 0 is dropped and its
   // private block freed, the shared full block kept by beam 1's children.
-  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{1, 60}, {1, 61}}, 2), nullptr);
+  s_->ForkParked(H("b"), std::vector<ParkedSuccessor>{{1, 60}, {1, 61}}, 2);
   ASSERT_TRUE(s_->CheckInvariants().ok()) << s_->CheckInvariants().ToString();
   for (int k = 0; k < 2; ++k) {
     const auto tokens = r.sequence(k).token_ids();
@@ -439,7 +443,7 @@ TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
   // The search ends: the request comes back finished and every block is free.
   StepPlan p3 = s_->Schedule();
   s_->Update(p3, Sample(p3));
-  std::unique_ptr<Request> done = s_->ContinueBeams("b", {}, 1);
+  std::unique_ptr<Request> done = s_->DropParked(H("b"), 1);
   ASSERT_NE(done, nullptr);
   EXPECT_TRUE(done->finished());
   EXPECT_FALSE(s_->has_unfinished_requests());
@@ -452,13 +456,13 @@ TEST_F(SchedulerTest, SuspendsAParkedBeamRatherThanStarveItsSibling) {
   ASSERT_TRUE(s_->AddRequest(MakeBeamRequest("b", 15, 2)).ok());
   StepPlan p1 = s_->Schedule();
   s_->Update(p1, Sample(p1));
-  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 50}, {0, 51}}, 2), nullptr);
+  s_->ForkParked(H("b"), std::vector<ParkedSuccessor>{{0, 50}, {0, 51}}, 2);
   // Position 15: beam 0 copies the shared D, beam 1 writes D in place.
   // Five blocks are used, one is free.
   StepPlan p2 = s_->Schedule();
   ASSERT_EQ(p2.copies.size(), 1u);
   s_->Update(p2, Sample(p2));
-  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 60}, {1, 61}}, 2), nullptr);
+  s_->ForkParked(H("b"), std::vector<ParkedSuccessor>{{0, 60}, {1, 61}}, 2);
   // Position 16 needs a new block for each beam. Beam 0 takes the free one;
   // beam 1 finds none and preempts itself. Next step beam 0 is parked and
   // beam 1 still does not fit: the parked beam is suspended to let it in.
@@ -477,11 +481,11 @@ TEST_F(SchedulerTest, SuspendsAParkedBeamRatherThanStarveItsSibling) {
 
   // Beam 0 wins the round; its successor, with no blocks to share, is
   // recomputed (from the prefix cache) and the search ends.
-  ASSERT_EQ(s_->ContinueBeams("b", std::vector<BeamChild>{{0, 70}}, 1), nullptr);
+  s_->ForkParked(H("b"), std::vector<ParkedSuccessor>{{0, 70}}, 1);
   EXPECT_EQ(r.sequence(0).num_computed_tokens(), 0);
   for (int i = 0; i < 4 && r.sequence(0).num_computed_tokens() < 18; ++i) Step();
   EXPECT_EQ(r.sequence(0).num_computed_tokens(), 18);
-  ASSERT_NE(s_->ContinueBeams("b", {}, 0), nullptr);
+  ASSERT_NE(s_->DropParked(H("b"), 0), nullptr);
   EXPECT_EQ(s_->kv_cache().pool().num_free(), s_->kv_cache().num_blocks());
 }
 

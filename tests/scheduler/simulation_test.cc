@@ -73,9 +73,9 @@ Expected Oracle(const Request& r, int32_t k, int64_t max_model_len) {
 // Beam search's round end, faked: from the live beams' tokens (a pure
 // function of them, like the engine's choice from their logits) pick up to
 // `width` children, or none once the beams have `max_tokens` outputs.
-std::vector<BeamChild> FakeBeamChildren(const std::vector<std::vector<int32_t>>& beams, int32_t width,
+std::vector<ParkedSuccessor> FakeBeamChildren(const std::vector<std::vector<int32_t>>& beams, int32_t width,
                                         int64_t num_output_tokens, int32_t max_tokens) {
-  std::vector<BeamChild> children;
+  std::vector<ParkedSuccessor> children;
   if (num_output_tokens >= max_tokens) return children;
   const int32_t n = static_cast<int32_t>(beams.size());
   const int32_t num_children = 1 + FakeToken(beams[0], 99) % width;
@@ -90,11 +90,11 @@ std::vector<BeamChild> FakeBeamChildren(const std::vector<std::vector<int32_t>>&
 std::vector<std::vector<int32_t>> BeamOracle(const Request& r) {
   std::vector<std::vector<int32_t>> beams = {r.prompt_token_ids()};
   for (int64_t out = 0;; ++out) {
-    const std::vector<BeamChild> children =
+    const std::vector<ParkedSuccessor> children =
         FakeBeamChildren(beams, r.params().beam_width, out, *r.params().max_tokens);
     if (children.empty()) return beams;
     std::vector<std::vector<int32_t>> next;
-    for (const BeamChild& c : children) {
+    for (const ParkedSuccessor& c : children) {
       next.push_back(beams[c.parent]);
       next.back().push_back(c.token);
     }
@@ -195,8 +195,9 @@ class Simulation {
     const std::string id = "r" + std::to_string(next_id_++);
     const int64_t longest = p.max_tokens ? std::min<int64_t>(64, prompt.size() + *p.max_tokens) : 64;
     const bool refusable = static_cast<int64_t>(prompt.size()) >= 64 || longest > 24 * kBlockSize;
-    const Status s = scheduler_->AddRequest(
-        std::make_unique<Request>(id, std::move(prompt), p, static_cast<double>(step_), Uniform(0, 3), keys));
+    auto request = std::make_unique<Request>(id, std::move(prompt), p, static_cast<double>(step_), Uniform(0, 3), keys);
+    request->set_parks(p.use_beam_search);  // as the engine marks a beam request
+    const Status s = scheduler_->AddRequest(std::move(request));
     ASSERT_EQ(s.ok(), !refusable) << s.ToString();
     if (s.ok()) {
       live_.insert(id);
@@ -230,12 +231,14 @@ class Simulation {
   }
 
   int32_t& Slot(const ScheduledSequence& e, int64_t pos) {
-    const int32_t block = e.block_table.at(pos / kBlockSize);
+    const size_t index = static_cast<size_t>(pos / kBlockSize);
+    EXPECT_LT(index, e.block_table.size()) << "a position beyond the block table";
+    const int32_t block = index < e.block_table.size() ? e.block_table[index] : 0;
     return kv_.at(static_cast<size_t>(block) * kBlockSize + pos % kBlockSize);
   }
 
   const Sequence* FindSequence(const ScheduledSequence& e) const {
-    const Request* r = scheduler_->request(e.request_id);
+    const Request* r = scheduler_->request(e.handle);
     return r ? &r->sequence(e.seq_index) : nullptr;
   }
 
@@ -247,7 +250,7 @@ class Simulation {
     for (const ScheduledSequence& e : plan.seqs) {
       const int64_t size = static_cast<int64_t>(e.token_ids.size());
       if (threshold_ > 0) {
-        ASSERT_LE(size, threshold_) << e.request_id;
+        ASSERT_LE(size, threshold_) << e.request->id();
       }
       counts_.capped_chunks += size == threshold_ && !e.needs_logits;
       prompt_chunks += size > 1;
@@ -276,11 +279,11 @@ class Simulation {
         const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
         std::vector<int32_t> context;
         for (int64_t pos = 0; pos < end; ++pos) context.push_back(Slot(e, pos));
-        ASSERT_TRUE(std::equal(context.begin(), context.end(), seq->token_ids().begin())) << e.request_id;
+        ASSERT_TRUE(std::equal(context.begin(), context.end(), seq->token_ids().begin())) << e.request->id();
         for (int32_t k = 0; k < e.num_samples; ++k) tokens.push_back(FakeToken(context, k));
         if (e.num_samples > 1) ++counts_.forked;
         // A beam's candidates are known (the engine keeps them through a preemption).
-        if (seq->request().params().use_beam_search) beam_ready_[e.request_id].insert(e.seq_index);
+        if (seq->request().parks()) beam_ready_[e.request->id()].insert(e.seq_index);
       }
       sampled.push_back(std::move(tokens));
     }
@@ -306,12 +309,14 @@ class Simulation {
         const auto tokens = r->sequence(k).token_ids();
         beams.emplace_back(tokens.begin(), tokens.end());
       }
-      const std::vector<BeamChild> children = FakeBeamChildren(
+      const std::vector<ParkedSuccessor> children = FakeBeamChildren(
           beams, r->params().beam_width, r->sequence(0).num_output_tokens(), *r->params().max_tokens);
       ++counts_.beam_rounds;
       it = beam_ready_.erase(it);
-      if (std::unique_ptr<Request> done = scheduler_->ContinueBeams(id, children, std::ssize(children))) {
-        CheckFinishedBeams(*done);
+      if (children.empty()) {
+        CheckFinishedBeams(*scheduler_->DropParked(r->handle(), 0));
+      } else {
+        scheduler_->ForkParked(r->handle(), children, std::ssize(children));
       }
     }
   }

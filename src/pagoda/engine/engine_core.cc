@@ -8,6 +8,7 @@
 #include <chrono>
 
 #include "pagoda/base/check.h"
+#include "pagoda/beam_search/beam_round.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 
 namespace pagoda {
@@ -179,8 +180,10 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
   if (params.prompt_logprobs) {
     keys.cache_salt = fmt::format("prompt-logprobs-{}", next_prompt_logprobs_salt_++);
   }
-  auto request = std::make_unique<Request>(request_id, prompt_token_ids, params, Now(), priority, std::move(keys));
+  auto request = std::make_unique<Request>(std::move(request_id), std::move(prompt_token_ids), params, Now(),
+                                           priority, std::move(keys));
   PAGODA_RETURN_IF_ERROR(scheduler_->CheckAdmissible(*request));
+  request->set_parks(params.use_beam_search);  // beam search decides its sequences' tokens
 
   std::optional<BeamSearchConfig> beam;
   if (params.use_beam_search) {
@@ -196,32 +199,26 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
   std::vector<RandomStream> random;
   const std::optional<int64_t> stream_seed = params.seed ? params.seed : seed;
   for (int32_t i = 0; i < params.num_sequences(); ++i) random.push_back(RandomStream::For(stream_seed, i));
-  auto state = std::make_unique<RequestState>(std::move(request_id), std::move(prompt), std::move(prompt_token_ids),
-                                              params, TokenizeBadWords(params.bad_words), std::move(random),
-                                              *tokenizer_,
-                                              std::make_shared<OutputStream>(request->id(), params.output_kind ==
-                                                                                                OutputKind::kCumulative),
-                                              std::move(beam));
+  auto state = std::make_unique<RequestState>(
+      *request, std::move(prompt), TokenizeBadWords(params.bad_words), std::move(random), *tokenizer_,
+      std::make_shared<OutputStream>(request->id(), params.output_kind == OutputKind::kCumulative), std::move(beam));
   return PendingRequest{std::move(request), std::move(state)};
 }
 
 void EngineCore::Add(PendingRequest pending) {
-  RequestHandle handle = static_cast<RequestHandle>(states_.size());
-  if (!free_handles_.empty()) {
-    handle = free_handles_.back();
-    free_handles_.pop_back();
-  } else {
-    states_.emplace_back();
-    published_in_step_.push_back(-1);
-    recorded_in_step_.push_back(-1);
-  }
-  const std::string id = pending.request->id();
-  pending.request->set_handle(handle);
+  const Request& request = *pending.request;
   // Prepare checked everything but the id, which Engine keeps unique.
   const Status status = scheduler_->AddRequest(std::move(pending.request));
   PAGODA_CHECK_MSG(status.ok(), status.ToString().c_str());
+  // The scheduler's handle indexes the engine's state too.
+  const auto handle = static_cast<size_t>(request.handle());
+  if (handle >= states_.size()) {
+    states_.resize(handle + 1);
+    published_in_step_.resize(handle + 1, -1);
+    recorded_in_step_.resize(handle + 1, -1);
+  }
+  PAGODA_CHECK_MSG(states_[handle] == nullptr, "a handle reused before its request was finished");
   states_[handle] = std::move(pending.state);
-  handles_.emplace(id, handle);
 }
 
 void EngineCore::FinishRequest(const Request& request, bool by_client) {
@@ -229,7 +226,7 @@ void EngineCore::FinishRequest(const Request& request, bool by_client) {
   PAGODA_CHECK(handle >= 0 && static_cast<size_t>(handle) < states_.size() && states_[handle] != nullptr);
   RequestState& state = *states_[handle];
   const double now = Now();
-  state.Finish(request, now);
+  state.Finish(now);
   if (!by_client) {
     const RequestTiming& t = request.timing();
     int64_t preemptions = 0;
@@ -249,16 +246,18 @@ void EngineCore::FinishRequest(const Request& request, bool by_client) {
                                                   : std::nullopt});
     metrics_->OnParentRequestFinished(request.params().n, state.max_generated_tokens());
   }
-  state.Publish(request.timing(), request.num_cached_tokens());
+  state.Publish();
   finished_ids_.push_back(request.id());
   states_[handle].reset();
-  free_handles_.push_back(handle);
-  handles_.erase(request.id());
   ++num_finished_requests_;
 }
 
 void EngineCore::Abort(const std::string& request_id) {
-  std::unique_ptr<Request> request = scheduler_->AbortRequest(request_id);
+  if (const Request* request = scheduler_->request(request_id)) Abort(request->handle());
+}
+
+void EngineCore::Abort(RequestHandle handle) {
+  std::unique_ptr<Request> request = scheduler_->AbortRequest(handle);
   if (!request) return;
   FinishRequest(*request, /*by_client=*/true);
   // The engine may go idle without another step: the gauges must show the freed blocks now.
@@ -267,9 +266,9 @@ void EngineCore::Abort(const std::string& request_id) {
 }
 
 void EngineCore::AbortAll() {
-  std::vector<std::string> ids;
-  for (const auto& [id, handle] : handles_) ids.push_back(id);
-  for (const std::string& id : ids) Abort(id);
+  for (size_t handle = 0; handle < states_.size(); ++handle) {
+    if (states_[handle] != nullptr) Abort(static_cast<RequestHandle>(handle));
+  }
 }
 
 std::vector<std::string> EngineCore::TakeFinishedIds() { return std::exchange(finished_ids_, {}); }
@@ -343,9 +342,7 @@ void EngineCore::EndBeamRounds(const StepPlan& plan, UpdateResult& result) {
     RequestState* state = states_[e.handle].get();
     BeamSearch* beam = state == nullptr ? nullptr : state->beam_search();
     if (beam == nullptr || !beam->round_ready()) continue;
-    PAGODA_CHECK(e.request->num_sequences() == beam->num_live());
-    const BeamSearch::Round round = beam->Advance();
-    if (auto request = scheduler_->ContinueBeams(e.request_id, round.children, round.num_generated)) {
+    if (auto request = EndBeamRound(*beam, *scheduler_, e.handle)) {
       result.finished_requests.push_back(std::move(request));
     }
   }
@@ -388,7 +385,7 @@ void EngineCore::RecordStep(const StepPlan& plan, const UpdateResult& result, co
   }
   for (const std::unique_ptr<Request>& request : result.finished_requests) record(*request);
   for (const ScheduledSequence& e : plan.seqs) {
-    if (e.params->use_beam_search && !e.request->finished()) record(*e.request);
+    if (e.request->parks() && !e.request->finished()) record(*e.request);
   }
   metrics_->OnIteration(counts);
   metrics_->SetSchedulerState(after.num_running_requests, after.num_waiting_requests, after.kv_cache_usage);
@@ -413,21 +410,19 @@ void EngineCore::Step(const std::function<void(const EngineStats&)>& on_schedule
   for (const SequenceOutput& out : result.outputs) {
     if (published_in_step_[out.handle] != num_steps_) {
       published_in_step_[out.handle] = num_steps_;
-      to_publish_.push_back(out.request);
+      to_publish_.push_back(out.handle);
     }
     std::optional<std::string> stop = states_[out.handle]->Apply(out);
     if (stop && !IsFinished(out.status)) {
-      if (auto request = scheduler_->StopSequence(out.request_id, out.seq_index, *stop)) {
+      if (auto request = scheduler_->StopSequence(out.handle, out.seq_index, *stop)) {
         result.finished_requests.push_back(std::move(request));
       }
     }
   }
   RecordStep(plan, result, before);
   for (const std::unique_ptr<Request>& request : result.finished_requests) FinishRequest(*request);
-  for (const Request* request : to_publish_) {
-    RequestState* state = states_[request->handle()].get();
-    if (state == nullptr) continue;  // finished above
-    state->Publish(request->timing(), request->num_cached_tokens());
+  for (const RequestHandle handle : to_publish_) {
+    if (RequestState* state = states_[handle].get()) state->Publish();  // else finished above
   }
   step_seconds_ += Now() - start;
 }

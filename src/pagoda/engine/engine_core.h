@@ -10,7 +10,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pagoda/engine/engine_config.h"
@@ -76,6 +75,7 @@ class EngineCore {
 
  private:
   EngineCore() = default;
+  void Abort(RequestHandle handle);
   std::vector<std::vector<int32_t>> TokenizeBadWords(const std::vector<std::string>& words) const;
   // Runs the plan's chunks and samples: one token list per plan entry.
   std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
@@ -101,11 +101,10 @@ class EngineCore {
   std::unique_ptr<Sampler> sampler_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<metrics::EngineMetrics> metrics_;
-  // The engine's record of each live request, at its handle (dense: freed
-  // handles are reused); string ids map to handles only at the API edge.
+  // The output side of each live request (detokenizer, stop strings,
+  // logprobs, stream), at the handle the scheduler gave its Request, which
+  // it reads rather than copies.
   std::vector<std::unique_ptr<RequestState>> states_;
-  std::vector<RequestHandle> free_handles_;
-  std::unordered_map<std::string, RequestHandle> handles_;
   // Per handle, the last step that published or recorded it, so that each
   // request is handled once per step without scanning.
   std::vector<int64_t> published_in_step_;
@@ -119,7 +118,7 @@ class EngineCore {
   int64_t num_finished_requests_ = 0;
   // Scratch reused every step.
   std::vector<SequenceChunk> chunks_;
-  std::vector<const Request*> to_publish_;
+  std::vector<RequestHandle> to_publish_;
   SampledToken sampled_;
   std::vector<TokenLogprob> beam_candidates_;
 };

@@ -7,15 +7,13 @@
 
 namespace pagoda {
 
-RequestState::RequestState(std::string request_id, std::optional<std::string> prompt,
-                           std::vector<int32_t> prompt_token_ids, SamplingParams params,
+RequestState::RequestState(const Request& request, std::optional<std::string> prompt,
                            std::vector<std::vector<int32_t>> bad_words_token_ids, std::vector<RandomStream> random,
                            const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
                            std::optional<BeamSearchConfig> beam_search)
-    : request_id_(std::move(request_id)),
+    : request_(request),
+      params_(request.params()),
       prompt_(std::move(prompt)),
-      prompt_token_ids_(std::move(prompt_token_ids)),
-      params_(std::move(params)),
       bad_words_token_ids_(std::move(bad_words_token_ids)),
       tokenizer_(tokenizer),
       stream_(std::move(stream)) {
@@ -31,12 +29,12 @@ RequestState::RequestState(std::string request_id, std::optional<std::string> pr
 }
 
 int64_t RequestState::next_prompt_logprob_position() const {
-  if (!params_.prompt_logprobs) return static_cast<int64_t>(prompt_token_ids_.size());
+  if (!params_.prompt_logprobs) return static_cast<int64_t>(request_.prompt_token_ids().size());
   return static_cast<int64_t>(prompt_logprobs_.size());
 }
 
 void RequestState::AddPromptLogprob(const SampledToken& scored) {
-  PAGODA_CHECK(next_prompt_logprob_position() < static_cast<int64_t>(prompt_token_ids_.size()));
+  PAGODA_CHECK(next_prompt_logprob_position() < static_cast<int64_t>(request_.prompt_token_ids().size()));
   prompt_logprobs_.push_back(MakePosition(scored));
 }
 
@@ -127,8 +125,7 @@ void RequestState::TakeBeamResults() {
   }
 }
 
-void RequestState::Finish(const Request& request, double now) {
-  PAGODA_CHECK(request.id() == request_id_);
+void RequestState::Finish(double now) {
   if (beam_search_) {
     TakeBeamResults();
     finished_ = true;
@@ -139,12 +136,12 @@ void RequestState::Finish(const Request& request, double now) {
     Seq& seq = seqs_[i];
     if (seq.finish_reason) continue;
     // Aborted (a forked request's children may never have been created).
-    const bool exists = i < request.num_sequences();
-    const RequestStatus status = exists ? request.sequence(i).status() : RequestStatus::kFinishedAborted;
+    const bool exists = i < request_.num_sequences();
+    const RequestStatus status = exists ? request_.sequence(i).status() : RequestStatus::kFinishedAborted;
     PAGODA_CHECK(IsFinished(status));
     if (seq.stop) seq.text += seq.stop->Flush();
     seq.finish_reason = FinishReasonOf(status);
-    seq.stop_reason = exists ? request.sequence(i).stop_reason() : std::nullopt;
+    seq.stop_reason = exists ? request_.sequence(i).stop_reason() : std::nullopt;
   }
   finished_ = true;
   finished_time_ = now;
@@ -185,7 +182,9 @@ CompletionOutput RequestState::MakeCompletion(int32_t output_index, Seq& seq, bo
   return c;
 }
 
-void RequestState::Publish(const RequestTiming& timing, int64_t num_cached_tokens) {
+void RequestState::Publish() {
+  const RequestTiming& timing = request_.timing();
+  const int64_t num_cached_tokens = request_.num_cached_tokens();
   // With best_of > n, which completions are reported is known only at the
   // end; final-only outputs wait for it too.
   // Beams are known only at the end too.
@@ -205,9 +204,9 @@ void RequestState::Publish(const RequestTiming& timing, int64_t num_cached_token
   }
   if (out.outputs.empty() && !finished_) return;  // e.g. a prompt chunk: nothing to say yet
 
-  out.request_id = request_id_;
+  out.request_id = request_.id();
   out.prompt = prompt_;
-  out.prompt_token_ids = prompt_token_ids_;
+  out.prompt_token_ids = request_.prompt_token_ids();
   if (params_.prompt_logprobs && !(delta && prompt_logprobs_sent_)) {
     out.prompt_logprobs = prompt_logprobs_;
     prompt_logprobs_sent_ = true;

@@ -1,7 +1,9 @@
-// The engine thread's state for one request from intake to its final output:
-// each sequence's random stream, tokens, incremental detokenization, stop
-// string matching, logprobs and finish reason, and what of it has already
-// been sent, so outputs can be cumulative or deltas.
+// The engine thread's output side of one request, from intake to its final
+// output: each sequence's random stream, tokens, incremental detokenization,
+// stop string matching, logprobs and finish reason, and what of it has
+// already been sent, so outputs can be cumulative or deltas. The request's
+// id, prompt tokens, parameters and timings it reads from the request's one
+// record, the Request, which must outlive it.
 #pragma once
 
 #include <cstdint>
@@ -11,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "pagoda/engine/beam_search.h"
+#include "pagoda/beam_search/beam_search.h"
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
 #include "pagoda/engine/stop_string_matcher.h"
@@ -24,14 +26,15 @@ namespace pagoda {
 
 class RequestState {
  public:
-  // `params` validated and normalized; `random[i]` is sequence i's stream;
-  // `beam_search` is set exactly when params.use_beam_search.
-  RequestState(std::string request_id, std::optional<std::string> prompt, std::vector<int32_t> prompt_token_ids,
-               SamplingParams params, std::vector<std::vector<int32_t>> bad_words_token_ids,
-               std::vector<RandomStream> random, const tokenizer::Tokenizer& tokenizer,
-               std::shared_ptr<OutputStream> stream, std::optional<BeamSearchConfig> beam_search = std::nullopt);
+  // The request's params validated and normalized; `prompt`: its text, if
+  // it came as text; `random[i]` is sequence i's stream; `beam_search` is
+  // set exactly when params.use_beam_search.
+  RequestState(const Request& request, std::optional<std::string> prompt,
+               std::vector<std::vector<int32_t>> bad_words_token_ids, std::vector<RandomStream> random,
+               const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
+               std::optional<BeamSearchConfig> beam_search = std::nullopt);
 
-  const std::string& request_id() const { return request_id_; }
+  const std::string& request_id() const { return request_.id(); }
   const SamplingParams& params() const { return params_; }
   std::span<const std::vector<int32_t>> bad_words_token_ids() const { return bad_words_token_ids_; }
   const RandomStream& random(int32_t seq_index) const { return seqs_.at(seq_index).random; }
@@ -54,9 +57,9 @@ class RequestState {
   std::optional<std::string> Apply(const SequenceOutput& out);
 
   // The request is over (all sequences finished, or aborted): sequences not
-  // finished yet take their status from the scheduler's request. A beam
-  // request's completions become its best hypotheses.
-  void Finish(const Request& request, double now);
+  // finished yet take their status from the request. A beam request's
+  // completions become its best hypotheses.
+  void Finish(double now);
   bool finished() const { return finished_; }
   // After Finish(): the request's finish reason (its first completion's),
   // and the tokens its completions generated, in all and at most in one.
@@ -67,8 +70,8 @@ class RequestState {
   std::optional<double>& last_token_time() { return last_token_time_; }
 
   // Publishes what changed since the last call to the stream, as the output
-  // kind asks; `timing` and `num_cached_tokens` are the request's now.
-  void Publish(const RequestTiming& timing, int64_t num_cached_tokens);
+  // kind asks, with the request's timings and cached tokens as they are now.
+  void Publish();
 
  private:
   struct Seq {
@@ -97,10 +100,9 @@ class RequestState {
   std::vector<int32_t> Reported() const;
   CompletionOutput MakeCompletion(int32_t output_index, Seq& seq, bool delta) const;
 
-  std::string request_id_;
+  const Request& request_;
+  const SamplingParams& params_;  // request_'s
   std::optional<std::string> prompt_;
-  std::vector<int32_t> prompt_token_ids_;
-  SamplingParams params_;
   std::vector<std::vector<int32_t>> bad_words_token_ids_;
   const tokenizer::Tokenizer& tokenizer_;
   std::shared_ptr<OutputStream> stream_;

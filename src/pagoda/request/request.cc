@@ -14,22 +14,23 @@ Request::Request(std::string id, std::vector<int32_t> prompt_token_ids, Sampling
       priority_(priority),
       cache_keys_(std::move(cache_keys)) {
   timing_.arrival = arrival_time;
-  sequences_.push_back(std::make_unique<Sequence>(*this, 0, prompt_token_ids_, num_prompt_tokens()));
+  sequences_.push_back(std::make_unique<Sequence>(*this, 0, kNoSeqId, prompt_token_ids_, num_prompt_tokens()));
 }
 
 bool Request::needs_fork() const {
   return num_sequences() == 1 && params_.num_sequences() > 1 && sequences_[0]->num_output_tokens() == 0;
 }
 
-Sequence& Request::Fork(const Sequence& parent) {
+Sequence& Request::Fork(const Sequence& parent, SeqId id) {
   PAGODA_CHECK_MSG(&parent.request() == this, "forking another request's sequence");
-  sequences_.push_back(std::make_unique<Sequence>(parent.ForkAs(num_sequences())));
+  sequences_.push_back(std::make_unique<Sequence>(parent.ForkAs(num_sequences(), id)));
   return *sequences_.back();
 }
 
-std::unique_ptr<Sequence> Request::MakeSuccessor(const Sequence& parent, int32_t index, int32_t token) const {
+std::unique_ptr<Sequence> Request::MakeSuccessor(const Sequence& parent, int32_t index, int32_t token,
+                                                 SeqId id) const {
   PAGODA_CHECK_MSG(&parent.request() == this, "continuing another request's sequence");
-  auto next = std::make_unique<Sequence>(parent.ForkAs(index));
+  auto next = std::make_unique<Sequence>(parent.ForkAs(index, id));
   next->AppendToken(token);
   return next;
 }

@@ -68,15 +68,20 @@ class Request {
   // True while the request still has to split its prompt sequence into the
   // params().num_sequences() sequences it generates.
   bool needs_fork() const;
-  // Adds a sequence that continues from `parent` (same tokens, same computed
-  // prefix), indexed after the existing ones.
-  Sequence& Fork(const Sequence& parent);
+  // Adds a sequence `id` that continues from `parent` (same tokens, same
+  // computed prefix), indexed after the existing ones.
+  Sequence& Fork(const Sequence& parent, SeqId id);
 
-  // Beam search: a new sequence at `index` that continues `parent` with
-  // `token`, not yet part of the request (see ReplaceSequences).
-  std::unique_ptr<Sequence> MakeSuccessor(const Sequence& parent, int32_t index, int32_t token) const;
-  // Beam search: the next round's beams replace every sequence; next[i]
-  // must have index i. The old ones are destroyed: nothing may point at them.
+  // A parking request's sequences get no sampled tokens from the scheduler:
+  // each parks once its last token is computed, until whoever drives the
+  // request (beam search) decides its successors. See Scheduler::ForkParked.
+  bool parks() const { return parks_; }
+  void set_parks(bool parks) { parks_ = parks; }
+  // A new sequence `id` at `index` that continues `parent` with `token`, not
+  // yet part of the request (see ReplaceSequences).
+  std::unique_ptr<Sequence> MakeSuccessor(const Sequence& parent, int32_t index, int32_t token, SeqId id) const;
+  // Successors replace every sequence; next[i] must have index i. The old
+  // ones are destroyed: nothing may point at them.
   void ReplaceSequences(std::vector<std::unique_ptr<Sequence>> next);
 
   // RUNNING if any sequence runs; finished (with the first sequence's
@@ -93,6 +98,7 @@ class Request {
   CacheKeys cache_keys_;
   RequestTiming timing_;
   int64_t num_cached_tokens_ = 0;
+  bool parks_ = false;
   std::vector<std::unique_ptr<Sequence>> sequences_;  // stable addresses: queues point at them
 };
 

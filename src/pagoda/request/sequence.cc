@@ -1,26 +1,21 @@
 #include "pagoda/request/sequence.h"
 
-#include <atomic>
-
 #include "pagoda/base/check.h"
 
 namespace pagoda {
-namespace {
-
-SeqId NextSeqId() {
-  static std::atomic<SeqId> next{0};
-  return next.fetch_add(1, std::memory_order_relaxed);
-}
-
-}  // namespace
-
-Sequence::Sequence(const Request& request, int32_t index, std::vector<int32_t> token_ids, int64_t num_prompt_tokens)
+Sequence::Sequence(const Request& request, int32_t index, SeqId id, std::vector<int32_t> token_ids,
+                   int64_t num_prompt_tokens)
     : request_(&request),
-      id_(NextSeqId()),
+      id_(id),
       index_(index),
       token_ids_(std::move(token_ids)),
       num_prompt_tokens_(num_prompt_tokens) {
   PAGODA_CHECK(num_prompt_tokens_ >= 0 && num_prompt_tokens_ <= num_tokens());
+}
+
+void Sequence::assign_id(SeqId id) {
+  PAGODA_CHECK_MSG(id_ == kNoSeqId && id != kNoSeqId, "a sequence's id is assigned once");
+  id_ = id;
 }
 
 void Sequence::set_num_computed_tokens(int64_t n) {
@@ -41,8 +36,8 @@ void Sequence::Preempt() {
   ++num_preemptions_;
 }
 
-Sequence Sequence::ForkAs(int32_t index) const {
-  Sequence child(*request_, index, token_ids_, num_prompt_tokens_);
+Sequence Sequence::ForkAs(int32_t index, SeqId id) const {
+  Sequence child(*request_, index, id, token_ids_, num_prompt_tokens_);
   child.num_computed_tokens_ = num_computed_tokens_;
   child.status_ = status_;
   return child;

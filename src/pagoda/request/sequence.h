@@ -15,13 +15,16 @@ namespace pagoda {
 
 class Request;
 
-// Unique within the process, so a KV manager can key block tables by it.
+// Unique within one scheduler, which assigns it, so that its KV manager
+// can key block tables by it.
 using SeqId = int64_t;
+inline constexpr SeqId kNoSeqId = -1;  // not assigned yet
 
 class Sequence {
  public:
   // `index` is the sequence's place among its request's outputs (0..n-1).
-  Sequence(const Request& request, int32_t index, std::vector<int32_t> token_ids, int64_t num_prompt_tokens);
+  Sequence(const Request& request, int32_t index, SeqId id, std::vector<int32_t> token_ids,
+           int64_t num_prompt_tokens);
   // Moves only: a copy would share the id.
   Sequence(Sequence&&) = default;
   Sequence& operator=(Sequence&&) = default;
@@ -29,6 +32,9 @@ class Sequence {
   Sequence& operator=(const Sequence&) = delete;
 
   SeqId id() const { return id_; }
+  // A request's first sequence is made before any scheduler sees it: the
+  // scheduler that takes the request gives it its id, once.
+  void assign_id(SeqId id);
   int32_t index() const { return index_; }
   const Request& request() const { return *request_; }
 
@@ -58,7 +64,7 @@ class Sequence {
   void Preempt();
 
   // A copy with a new id and index that shares nothing but the past.
-  Sequence ForkAs(int32_t index) const;
+  Sequence ForkAs(int32_t index, SeqId id) const;
 
  private:
   const Request* request_;

@@ -27,11 +27,21 @@ double Scheduler::Now() const {
 Status Scheduler::AddRequest(std::unique_ptr<Request> request) {
   PAGODA_CHECK(request != nullptr && request->num_sequences() == 1);
   const Request& r = *request;
-  if (requests_.contains(r.id())) return InvalidArgumentError(fmt::format("request id '{}' is already in use", r.id()));
+  if (handles_.contains(r.id())) return InvalidArgumentError(fmt::format("request id '{}' is already in use", r.id()));
   PAGODA_RETURN_IF_ERROR(CheckAdmissible(r));
+  RequestHandle handle = static_cast<RequestHandle>(requests_.size());
+  if (!free_handles_.empty()) {
+    handle = free_handles_.back();
+    free_handles_.pop_back();
+  } else {
+    requests_.emplace_back();
+  }
+  request->set_handle(handle);
   Sequence& seq = request->sequence(0);
+  seq.assign_id(next_seq_id_++);
   live_.emplace(seq.id(), &seq);
-  requests_.emplace(r.id(), std::move(request));
+  handles_.emplace(r.id(), handle);
+  requests_[handle] = std::move(request);
   Enqueue(seq, /*preempted=*/false);
   return Status::Ok();
 }
@@ -104,7 +114,6 @@ void Scheduler::Preempt(Sequence& seq, StepPlan& plan) {
 
 ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const {
   ScheduledSequence e;
-  e.request_id = seq.request().id();
   e.handle = seq.request().handle();
   e.request = &seq.request();
   e.params = &seq.request().params();
@@ -113,14 +122,12 @@ ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_toke
   e.seq_id = seq.id();
   e.seq_index = seq.index();
   e.num_computed_tokens = seq.num_computed_tokens();
-  const auto tokens = seq.token_ids().subspan(e.num_computed_tokens, num_new_tokens);
-  e.token_ids.assign(tokens.begin(), tokens.end());
-  const auto table = kv_.block_table(seq.id());
-  e.block_table.assign(table.begin(), table.end());
+  e.token_ids = seq.token_ids().subspan(e.num_computed_tokens, num_new_tokens);
+  e.block_table = kv_.block_table(seq.id());
   e.num_cached_tokens = num_cached_tokens;
   e.needs_logits = e.num_computed_tokens + num_new_tokens == seq.num_tokens();
-  // Beams get their tokens from the engine's round (ContinueBeams).
-  e.num_samples = e.needs_logits && !seq.request().params().use_beam_search ? SeqSlots(seq) : 0;
+  // A parking request's sequences get their tokens from its driver (ForkParked).
+  e.num_samples = e.needs_logits && !seq.request().parks() ? SeqSlots(seq) : 0;
   return e;
 }
 
@@ -176,8 +183,8 @@ StepPlan Scheduler::Schedule() {
 
 void Scheduler::ScheduleRunning(StepPlan& plan, StepBudget& budget) {
   // In policy order, so the back of the list is the preemption victim and
-  // is never one already scheduled (nor is a parked beam, which is never
-  // scheduled).
+  // is never one already scheduled (nor is a parked sequence, which is
+  // never scheduled).
   if (config_.policy == SchedulingPolicy::kPriority) {
     std::stable_sort(running_.begin(), running_.end(),
                      [&](const Sequence* a, const Sequence* b) { return Precedes(*a, *b); });
@@ -187,8 +194,8 @@ void Scheduler::ScheduleRunning(StepPlan& plan, StepBudget& budget) {
     Sequence& seq = *running_[i];
     const int64_t left = seq.num_tokens() - seq.num_computed_tokens();
     if (left == 0) {
-      PAGODA_CHECK_MSG(seq.request().params().use_beam_search, "a running sequence with nothing to compute");
-      ++i;  // a parked beam
+      PAGODA_CHECK_MSG(seq.request().parks(), "a running sequence with nothing to compute");
+      ++i;  // parked
       continue;
     }
     const int64_t num_new = std::min({left, budget.tokens, budget.chunk_cap});
@@ -211,8 +218,8 @@ bool Scheduler::AllocateOrPreempt(Sequence& seq, int64_t num_new, size_t& i, Ste
       return true;
     }
     // The newest sequence goes first. If that is this one while parked
-    // beams hold blocks, it would be admitted and preempted again every
-    // step: a parked beam is suspended instead.
+    // sequences hold blocks, it would be admitted and preempted again every
+    // step: a parked one is suspended instead.
     auto victim = running_.end() - 1;
     if (*victim == &seq) {
       auto parked = std::find_if(running_.rbegin(), running_.rend(), [](const Sequence* s) {
@@ -248,8 +255,8 @@ void Scheduler::ScheduleWaiting(StepPlan& plan, StepBudget& budget, double now) 
     const CachedPrefix prefix = kv_.FindCachedPrefix(seq);
     const int64_t num_new = std::min({seq.num_tokens() - prefix.num_tokens, budget.tokens, budget.chunk_cap});
     if (slots + SeqSlots(seq) > config_.max_num_seqs || !kv_.CanAllocate(seq, num_new, prefix)) {
-      // When nothing was scheduled, every running sequence is a parked beam
-      // waiting for siblings that cannot get in: suspending parked beams is
+      // When nothing was scheduled, every running sequence is parked,
+      // waiting for siblings that cannot get in: suspending parked ones is
       // the only way forward.
       if (!plan.seqs.empty() || running_.empty()) break;
       Sequence& victim = *running_.back();
@@ -269,7 +276,7 @@ void Scheduler::ScheduleWaiting(StepPlan& plan, StepBudget& budget, double now) 
 void Scheduler::Admit(Sequence& seq, int64_t num_new, const CachedPrefix& prefix, double now, StepPlan& plan) {
   StatusOr<std::vector<BlockCopy>> copies = kv_.AllocateSlots(seq, num_new, prefix);
   PAGODA_CHECK(copies.ok() && copies->empty());
-  Request& request = *requests_.at(seq.request().id());
+  Request& request = *requests_[seq.request().handle()];
   if (!request.timing().first_scheduled) {
     request.timing().first_scheduled = now;
     request.set_num_cached_tokens(prefix.num_tokens);
@@ -292,8 +299,8 @@ UpdateResult Scheduler::Update(const StepPlan& plan, std::span<const std::vector
     PAGODA_CHECK_MSG(seq.num_computed_tokens() == e.num_computed_tokens, "plan applied twice or out of order");
     seq.set_num_computed_tokens(e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size()));
     PAGODA_CHECK_MSG(static_cast<int32_t>(sampled[j].size()) == e.num_samples, "wrong number of sampled tokens");
-    if (e.num_samples == 0) continue;  // a prompt chunk, or a beam now parked
-    Request& request = *requests_.at(e.request_id);
+    if (e.num_samples == 0) continue;  // a prompt chunk, or a sequence now parked
+    Request& request = *requests_[e.handle];
     if (!request.timing().first_token) prompt_tokens_ += request.num_prompt_tokens();
     // Fork before appending: the children share the computed prompt, and the
     // next step copies the shared partial block on each one's first write.
@@ -302,7 +309,7 @@ UpdateResult Scheduler::Update(const StepPlan& plan, std::span<const std::vector
       auto pos = std::find(running_.begin(), running_.end(), &seq);
       PAGODA_CHECK(pos != running_.end());
       for (int32_t k = 1; k < e.num_samples; ++k) {
-        Sequence& child = request.Fork(seq);
+        Sequence& child = request.Fork(seq, next_seq_id_++);
         kv_.Fork(seq, child);
         live_.emplace(child.id(), &child);
         pos = running_.insert(pos + 1, &child);
@@ -310,7 +317,7 @@ UpdateResult Scheduler::Update(const StepPlan& plan, std::span<const std::vector
       }
     }
     for (int32_t k = 0; k < e.num_samples; ++k) AppendToken(request, *targets[k], sampled[j][k], now, result);
-    TakeIfFinished(e.request_id, result);
+    if (request.finished()) result.finished_requests.push_back(Take(e.handle));
   }
   DebugCheckInvariants();
   return result;
@@ -322,7 +329,6 @@ void Scheduler::AppendToken(Request& request, Sequence& seq, int32_t token, doub
   if (!request.timing().first_token) request.timing().first_token = now;
   request.timing().last_token = now;
   SequenceOutput out;
-  out.request_id = request.id();
   out.handle = request.handle();
   out.request = &request;
   out.seq_id = seq.id();
@@ -336,13 +342,7 @@ void Scheduler::AppendToken(Request& request, Sequence& seq, int32_t token, doub
   result.outputs.push_back(std::move(out));
 }
 
-std::unique_ptr<Request> Scheduler::ContinueBeams(const std::string& request_id, std::span<const BeamChild> children,
-                                                  int64_t num_generated) {
-  auto it = requests_.find(request_id);
-  PAGODA_CHECK_MSG(it != requests_.end(), "beams of an unknown request");
-  Request& request = *it->second;
-  PAGODA_CHECK(request.params().use_beam_search &&
-               static_cast<int32_t>(children.size()) <= request.params().beam_width);
+void Scheduler::RecordParkedGeneration(Request& request, int64_t num_generated) {
   const double now = Now();
   if (!request.timing().first_token) {
     prompt_tokens_ += request.num_prompt_tokens();
@@ -350,20 +350,28 @@ std::unique_ptr<Request> Scheduler::ContinueBeams(const std::string& request_id,
   }
   request.timing().last_token = now;
   generation_tokens_ += num_generated;
+}
 
-  // A successor of a running beam shares its blocks and runs on, while
-  // max_num_seqs allows (the round may have more beams than the last, and
-  // a suspended beam's slot may have gone to another request); the others
+void Scheduler::ForkParked(RequestHandle handle, std::span<const ParkedSuccessor> successors, int64_t num_generated) {
+  PAGODA_CHECK_MSG(request(handle) != nullptr, "successors of an unknown request");
+  Request& request = *requests_[handle];
+  PAGODA_CHECK(request.parks() && !successors.empty() &&
+               static_cast<int32_t>(successors.size()) <= request.params().num_sequences());
+  RecordParkedGeneration(request, num_generated);
+
+  // A successor of a running sequence shares its blocks and runs on, while
+  // max_num_seqs allows (there may be more successors than parents, and a
+  // suspended sequence's slot may have gone to another request); the others
   // wait, to be recomputed (from the prefix cache, where the parent's full
   // blocks are). Successors take their references while the parents still
   // hold theirs.
   int32_t slots = 0;
   for (const Sequence* s : running_) slots += &s->request() == &request ? 0 : SeqSlots(*s);
   std::vector<std::unique_ptr<Sequence>> next;
-  for (size_t i = 0; i < children.size(); ++i) {
-    const Sequence& parent = request.sequence(children[i].parent);
-    PAGODA_CHECK_MSG(!parent.finished() && live_.contains(parent.id()), "a beam continues a finished sequence");
-    next.push_back(request.MakeSuccessor(parent, static_cast<int32_t>(i), children[i].token));
+  for (size_t i = 0; i < successors.size(); ++i) {
+    const Sequence& parent = request.sequence(successors[i].parent);
+    PAGODA_CHECK_MSG(!parent.finished() && live_.contains(parent.id()), "a successor of a finished sequence");
+    next.push_back(request.MakeSuccessor(parent, static_cast<int32_t>(i), successors[i].token, next_seq_id_++));
     if (kv_.has_blocks(parent.id()) && slots < config_.max_num_seqs) {
       kv_.Fork(parent, *next.back());
       ++slots;
@@ -371,7 +379,7 @@ std::unique_ptr<Request> Scheduler::ContinueBeams(const std::string& request_id,
       next.back()->Preempt();  // back to waiting with nothing computed
     }
   }
-  // The successors take the beams' place in the running order (and so in
+  // The successors take the parents' place in the running order (and so in
   // the preemption order).
   auto first = std::find_if(running_.begin(), running_.end(),
                             [&](const Sequence* s) { return &s->request() == &request; });
@@ -379,12 +387,6 @@ std::unique_ptr<Request> Scheduler::ContinueBeams(const std::string& request_id,
   for (int32_t i = 0; i < request.num_sequences(); ++i) {
     Sequence& seq = request.sequence(i);
     if (!seq.finished()) Retire(seq, RequestStatus::kFinishedStopped, std::nullopt);
-  }
-  if (next.empty()) {
-    std::unique_ptr<Request> out = std::move(it->second);
-    requests_.erase(it);
-    DebugCheckInvariants();
-    return out;
   }
   request.ReplaceSequences(std::move(next));
   for (int32_t i = 0; i < request.num_sequences(); ++i) {
@@ -397,7 +399,19 @@ std::unique_ptr<Request> Scheduler::ContinueBeams(const std::string& request_id,
     }
   }
   DebugCheckInvariants();
-  return nullptr;
+}
+
+std::unique_ptr<Request> Scheduler::DropParked(RequestHandle handle, int64_t num_generated) {
+  PAGODA_CHECK_MSG(request(handle) != nullptr, "dropping an unknown request");
+  Request& request = *requests_[handle];
+  PAGODA_CHECK(request.parks());
+  RecordParkedGeneration(request, num_generated);
+  for (int32_t i = 0; i < request.num_sequences(); ++i) {
+    Sequence& seq = request.sequence(i);
+    if (!seq.finished()) Retire(seq, RequestStatus::kFinishedStopped, std::nullopt);
+  }
+  DebugCheckInvariants();
+  return Take(handle);
 }
 
 void Scheduler::Retire(Sequence& seq, RequestStatus status, StopReason reason) {
@@ -410,46 +424,51 @@ void Scheduler::Retire(Sequence& seq, RequestStatus status, StopReason reason) {
   finished_since_schedule_.push_back(seq.id());
 }
 
-void Scheduler::TakeIfFinished(const std::string& request_id, UpdateResult& result) {
-  auto it = requests_.find(request_id);
-  if (it == requests_.end() || !it->second->finished()) return;
-  result.finished_requests.push_back(std::move(it->second));
-  requests_.erase(it);
+std::unique_ptr<Request> Scheduler::Take(RequestHandle handle) {
+  std::unique_ptr<Request> out = std::move(requests_[handle]);
+  handles_.erase(out->id());
+  free_handles_.push_back(handle);
+  return out;
 }
 
 std::unique_ptr<Request> Scheduler::AbortRequest(const std::string& request_id) {
-  auto it = requests_.find(request_id);
-  if (it == requests_.end()) return nullptr;
-  Request& request = *it->second;
+  auto it = handles_.find(request_id);
+  return it == handles_.end() ? nullptr : AbortRequest(it->second);
+}
+
+std::unique_ptr<Request> Scheduler::AbortRequest(RequestHandle handle) {
+  if (request(handle) == nullptr) return nullptr;
+  Request& request = *requests_[handle];
   for (int32_t i = 0; i < request.num_sequences(); ++i) {
     Sequence& seq = request.sequence(i);
     if (!seq.finished()) Retire(seq, RequestStatus::kFinishedAborted, std::nullopt);
   }
-  std::unique_ptr<Request> out = std::move(it->second);
-  requests_.erase(it);
-  return out;
+  return Take(handle);
 }
 
-std::unique_ptr<Request> Scheduler::StopSequence(const std::string& request_id, int32_t seq_index, StopReason reason) {
-  auto it = requests_.find(request_id);
-  if (it == requests_.end()) return nullptr;
-  Sequence& seq = it->second->sequence(seq_index);
+std::unique_ptr<Request> Scheduler::StopSequence(RequestHandle handle, int32_t seq_index, StopReason reason) {
+  if (request(handle) == nullptr) return nullptr;
+  Request& request = *requests_[handle];
+  Sequence& seq = request.sequence(seq_index);
   PAGODA_CHECK_MSG(!seq.finished(), "stopping a finished sequence");
   Retire(seq, RequestStatus::kFinishedStopped, std::move(reason));
-  if (!it->second->finished()) return nullptr;
-  std::unique_ptr<Request> out = std::move(it->second);
-  requests_.erase(it);
-  return out;
+  return request.finished() ? Take(handle) : nullptr;
 }
 
 const Request* Scheduler::request(const std::string& id) const {
-  auto it = requests_.find(id);
-  return it == requests_.end() ? nullptr : it->second.get();
+  auto it = handles_.find(id);
+  return it == handles_.end() ? nullptr : requests_[it->second].get();
+}
+
+const Request* Scheduler::request(RequestHandle handle) const {
+  if (handle < 0 || static_cast<size_t>(handle) >= requests_.size()) return nullptr;
+  return requests_[handle].get();
 }
 
 SchedulerStats Scheduler::stats() const {
   SchedulerStats s;
-  for (const auto& [id, request] : requests_) {
+  for (const std::unique_ptr<Request>& request : requests_) {
+    if (request == nullptr) continue;
     if (request->status() == RequestStatus::kRunning) {
       ++s.num_running_requests;
     } else {
@@ -503,8 +522,8 @@ Status Scheduler::CheckInvariants() const {
   for (const Sequence* s : waiting_) PAGODA_RETURN_IF_ERROR(check_waiting(s));
   for (const Sequence* s : suspended_) {
     PAGODA_RETURN_IF_ERROR(check_waiting(s));
-    if (!s->request().params().use_beam_search) {
-      return InternalError(fmt::format("suspended sequence {} is not a beam", s->id()));
+    if (!s->request().parks()) {
+      return InternalError(fmt::format("suspended sequence {} is not of a parking request", s->id()));
     }
   }
   return Status::Ok();

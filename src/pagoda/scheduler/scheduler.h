@@ -26,51 +26,57 @@
 
 namespace pagoda {
 
-// Beam search: one beam of the next round, continuing the current sequence
-// of index `parent` with `token`.
-struct BeamChild {
+// One sequence of a parking request's next generation: it continues the
+// current sequence of index `parent` with `token`.
+struct ParkedSuccessor {
   int32_t parent = 0;
   int32_t token = 0;
-  friend bool operator==(const BeamChild&, const BeamChild&) = default;
+  friend bool operator==(const ParkedSuccessor&, const ParkedSuccessor&) = default;
 };
 
 class Scheduler {
  public:
   explicit Scheduler(SchedulerConfig config);
 
-  // Queues a request, or refuses one that can never run: an invalid id or
-  // sampling parameters, a prompt of max_model_len tokens or more, more
-  // sequences than max_num_seqs, or a sequence that could outgrow the whole
-  // KV cache.
+  // Queues a request, giving it its handle and its sequence its id, or
+  // refuses one that can never run: an invalid id or sampling parameters, a
+  // prompt of max_model_len tokens or more, more sequences than
+  // max_num_seqs, or a sequence that could outgrow the whole KV cache.
   Status AddRequest(std::unique_ptr<Request> request);
   // AddRequest's checks of the request itself (all but the id's uniqueness).
   // It reads only the configuration, so another thread may call it while
   // this one schedules: the engine refuses requests synchronously with it.
   Status CheckAdmissible(const Request& request) const;
   // Cancels a request wherever it is, freeing its blocks; null when unknown.
+  // By string id at the API edge, by handle elsewhere.
   std::unique_ptr<Request> AbortRequest(const std::string& request_id);
+  std::unique_ptr<Request> AbortRequest(RequestHandle handle);
   // Ends one unfinished sequence as stopped, for a stop string the engine
   // matched in the text, freeing its blocks. Returns the request when that
   // was its last unfinished sequence, else null (also for unknown ones).
-  std::unique_ptr<Request> StopSequence(const std::string& request_id, int32_t seq_index, StopReason reason);
+  std::unique_ptr<Request> StopSequence(RequestHandle handle, int32_t seq_index, StopReason reason);
 
-  // Beam search. A beam request's sequences get no token from Update():
-  // once each has computed its last token it is parked, computing nothing,
-  // until the engine has every beam's candidates and ends the round here.
-  // children[i] becomes sequence i (sharing its parent's blocks, copied on
-  // write); the old sequences finish. An empty `children` ends the search
-  // and returns the finished request (else null). `num_generated`: tokens
-  // the round produced (kept beams and finished hypotheses), for stats.
-  std::unique_ptr<Request> ContinueBeams(const std::string& request_id, std::span<const BeamChild> children,
-                                         int64_t num_generated);
+  // Parking requests (Request::parks()) get no token from Update(): once a
+  // sequence has computed its last token it parks, computing nothing, and a
+  // parked sequence that loses its blocks is suspended rather than queued,
+  // until the request's driver (beam search, above the scheduler) decides:
+  //  - ForkParked: successors[i] becomes sequence i, sharing its parent's
+  //    blocks (copied on write) while max_num_seqs allows, else queued to
+  //    be recomputed; the old sequences finish.
+  //  - DropParked: every sequence finishes as stopped; returns the request.
+  // `num_generated`: tokens the driver produced with this decision, for stats.
+  void ForkParked(RequestHandle handle, std::span<const ParkedSuccessor> successors, int64_t num_generated);
+  std::unique_ptr<Request> DropParked(RequestHandle handle, int64_t num_generated);
 
   StepPlan Schedule();
   // Applies the step: sampled[i] holds plan.seqs[i].num_samples tokens.
   // Sequences aborted since Schedule() are skipped.
   UpdateResult Update(const StepPlan& plan, std::span<const std::vector<int32_t>> sampled);
 
-  bool has_unfinished_requests() const { return !requests_.empty(); }
+  bool has_unfinished_requests() const { return !handles_.empty(); }
+  // A live request by string id (the API edge) or handle; null when unknown.
   const Request* request(const std::string& id) const;
+  const Request* request(RequestHandle handle) const;
   SchedulerStats stats() const;
   const KvCacheManager& kv_cache() const { return kv_; }
   const SchedulerConfig& config() const { return config_; }
@@ -88,9 +94,9 @@ class Scheduler {
   int32_t SeqSlots(const Sequence& seq) const;
   bool Precedes(const Sequence& a, const Sequence& b) const;  // by the policy's waiting order
   void Enqueue(Sequence& seq, bool preempted);
-  // Frees a running sequence's blocks. A parked beam is suspended (its
-  // candidates are known, so it waits for the round's end outside the
-  // queue); any other goes back to the waiting queue to be recomputed.
+  // Frees a running sequence's blocks. A parked one is suspended (its
+  // logits were used, so it waits for its driver outside the queue); any
+  // other goes back to the waiting queue to be recomputed.
   void Preempt(Sequence& seq, StepPlan& plan);
   ScheduledSequence MakeEntry(const Sequence& seq, int64_t num_new_tokens, int64_t num_cached_tokens) const;
 
@@ -120,15 +126,23 @@ class Scheduler {
   // Marks a sequence finished, frees its blocks and drops it from the queues.
   void Retire(Sequence& seq, RequestStatus status, StopReason reason);
   void AppendToken(Request& request, Sequence& seq, int32_t token, double now, UpdateResult& result);
-  void TakeIfFinished(const std::string& request_id, UpdateResult& result);
+  // Removes a request from the table and hands it over.
+  std::unique_ptr<Request> Take(RequestHandle handle);
+  // The driver's decision for a parking request: tokens and timings.
+  void RecordParkedGeneration(Request& request, int64_t num_generated);
 
   SchedulerConfig config_;
   KvCacheManager kv_;
-  std::unordered_map<std::string, std::unique_ptr<Request>> requests_;
+  // The live requests at their handles (dense: freed handles are reused);
+  // string ids map to handles only at the API edge.
+  std::vector<std::unique_ptr<Request>> requests_;
+  std::vector<RequestHandle> free_handles_;
+  std::unordered_map<std::string, RequestHandle> handles_;
+  SeqId next_seq_id_ = 0;
   std::unordered_map<SeqId, Sequence*> live_;  // unfinished sequences
   std::vector<Sequence*> running_;             // scheduling order; the back is preempted first
   std::deque<Sequence*> waiting_;              // the front is admitted first
-  std::vector<Sequence*> suspended_;           // preempted parked beams, until their round ends
+  std::vector<Sequence*> suspended_;           // preempted parked sequences, until their driver decides
   std::vector<SeqId> finished_since_schedule_;
   int64_t num_preemptions_ = 0;
   int64_t prompt_tokens_ = 0;

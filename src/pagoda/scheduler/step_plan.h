@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <memory>
 #include <span>
-#include <string>
 #include <vector>
 
 #include "pagoda/kv_blocks/kv_cache_manager.h"
@@ -13,22 +12,23 @@
 
 namespace pagoda {
 
+// Views in a plan point into the scheduler's records. They stay valid until
+// Update(), and a block table for as long as its sequence neither
+// allocates nor finishes.
 struct ScheduledSequence {
-  std::string request_id;
   RequestHandle handle = -1;
   SeqId seq_id = 0;
   int32_t seq_index = 0;             // which of the request's completions
   int64_t num_computed_tokens = 0;   // position of the first token computed this step
-  std::vector<int32_t> token_ids;    // the tokens computed this step (a prefill chunk, or one decode token)
-  std::vector<int32_t> block_table;  // covers num_computed_tokens + token_ids.size() tokens
+  std::span<const int32_t> token_ids;    // the tokens computed this step (a prefill chunk, or one decode token)
+  std::span<const int32_t> block_table;  // covers num_computed_tokens + token_ids.size() tokens
   int64_t num_cached_tokens = 0;     // prefix-cache hit when admitted this step, else 0
   bool needs_logits = false;         // the chunk reaches the sequence's end: sample its next token
   int32_t num_samples = 0;           // tokens to sample from those logits (> 1 forks the sequence)
   // What the runner and the sampler read, so that nothing asks the
-  // scheduler during the step. Views into the scheduler's records, valid
-  // until Update(): the request (timings, for metrics), its sampling
-  // parameters, and this sequence's prompt and output tokens (penalties,
-  // bad words, prompt-logprob positions).
+  // scheduler during the step: the request (its id, timings, for metrics),
+  // its sampling parameters, and this sequence's prompt and output tokens
+  // (penalties, bad words, prompt-logprob positions).
   const Request* request = nullptr;
   const SamplingParams* params = nullptr;
   std::span<const int32_t> prompt_token_ids;
@@ -48,7 +48,6 @@ struct StepPlan {
 
 // One sequence's progress from one step.
 struct SequenceOutput {
-  std::string request_id;
   RequestHandle handle = -1;
   // The request's record: valid until the next call into the scheduler
   // (a finished request's, while its UpdateResult holds it).

@@ -1,4 +1,4 @@
-#include "pagoda/engine/beam_search.h"
+#include "pagoda/beam_search/beam_search.h"
 
 #include <algorithm>
 #include <cmath>
@@ -103,7 +103,7 @@ BeamSearch::Round BeamSearch::Advance() {
     beam.output_token_ids.push_back(child.token);
     beam.cumulative_logprob = child.cumulative_logprob;
     next.push_back(std::move(beam));
-    round.children.push_back(BeamChild{child.parent, child.token});
+    round.children.push_back(ParkedSuccessor{child.parent, child.token});
   }
   round.num_generated = static_cast<int64_t>(running.size()) + num_new_finished;
   live_ = std::move(next);

@@ -8,9 +8,11 @@
 // when no beam is left, or early: when W hypotheses are finished and the
 // best live beam's score cannot beat the worst of them.
 //
-// Pure bookkeeping: the engine feeds each beam's candidates (from its
-// logits) and turns each round's children into forked sequences through
-// Scheduler::ContinueBeams, whose copy-on-write keeps the shared past once.
+// Pure bookkeeping above the scheduler: the engine feeds each beam's
+// candidates (from its logits), and EndBeamRound (beam_round.h) turns each
+// round's children into the request's next sequences through the
+// scheduler's park API (a beam request parks its sequences), whose
+// copy-on-write keeps the shared past once.
 #pragma once
 
 #include <cstdint>
@@ -58,8 +60,8 @@ class BeamSearch {
   bool round_ready() const;
 
   struct Round {
-    std::vector<BeamChild> children;  // the next round's beams; empty when the search is over
-    int64_t num_generated = 0;        // children kept, as beams or hypotheses
+    std::vector<ParkedSuccessor> children;  // the next round's beams; empty when the search is over
+    int64_t num_generated = 0;              // children kept, as beams or hypotheses
   };
   Round Advance();
 

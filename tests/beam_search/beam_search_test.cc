@@ -1,7 +1,7 @@
 // BeamSearch's selection rules on hand-made candidates, each expected value
 // worked out by hand in the comments (scores: cumulative logprob divided by
 // the length, prompt included, to the length_penalty; EOS not counted).
-#include "pagoda/engine/beam_search.h"
+#include "pagoda/beam_search/beam_search.h"
 
 #include <gtest/gtest.h>
 
@@ -20,7 +20,7 @@ BeamSearchConfig Config(int32_t width, int64_t prompt, int64_t max_output, float
                           .stop_token_ids = {}};
 }
 
-std::vector<BeamChild> Children(const BeamSearch::Round& r) { return r.children; }
+std::vector<ParkedSuccessor> Children(const BeamSearch::Round& r) { return r.children; }
 
 TEST(BeamSearchTest, FullSearchByHand) {
   BeamSearch search(Config(/*width=*/2, /*prompt=*/3, /*max_output=*/4));
@@ -32,7 +32,7 @@ TEST(BeamSearchTest, FullSearchByHand) {
   search.SetCandidates(0, {{10, -0.1f}, {kEos, -0.5f}, {11, -1.0f}, {12, -2.0f}});
   ASSERT_TRUE(search.round_ready());
   BeamSearch::Round r = search.Advance();
-  EXPECT_EQ(Children(r), (std::vector<BeamChild>{{0, 10}, {0, 11}}));
+  EXPECT_EQ(Children(r), (std::vector<ParkedSuccessor>{{0, 10}, {0, 11}}));
   EXPECT_EQ(r.num_generated, 3);
   ASSERT_EQ(search.num_live(), 2);
 
@@ -46,7 +46,7 @@ TEST(BeamSearchTest, FullSearchByHand) {
   EXPECT_FALSE(search.round_ready());
   search.SetCandidates(0, {{20, -0.2f}, {21, -0.3f}, {kEos, -3.0f}});
   r = search.Advance();
-  EXPECT_EQ(Children(r), (std::vector<BeamChild>{{0, 20}, {0, 21}}));
+  EXPECT_EQ(Children(r), (std::vector<ParkedSuccessor>{{0, 20}, {0, 21}}));
   EXPECT_EQ(r.num_generated, 3);
 
   // Round 3: beam 1 (cumulative -0.4) takes 31 for -0.5, beam 0 (-0.3)
@@ -54,7 +54,7 @@ TEST(BeamSearchTest, FullSearchByHand) {
   search.SetCandidates(0, {{30, -1.0f}});
   search.SetCandidates(1, {{31, -0.1f}});
   r = search.Advance();
-  EXPECT_EQ(Children(r), (std::vector<BeamChild>{{1, 31}, {0, 30}}));
+  EXPECT_EQ(Children(r), (std::vector<ParkedSuccessor>{{1, 31}, {0, 30}}));
 
   // Round 4 reaches max_output: both finish by length, [10,21,31,40] with
   // -0.6/7 = -0.0857 and [10,20,30,41] with -1.5/7 = -0.2143. The best two
@@ -89,7 +89,7 @@ TEST(BeamSearchTest, EarlyStoppingDependsOnTheLengthPenalty) {
       ASSERT_EQ(search.Results().size(), 1u);
       EXPECT_EQ(search.Results()[0].output_token_ids, (std::vector<int32_t>{kEos}));
     } else {
-      EXPECT_EQ(Children(r), (std::vector<BeamChild>{{0, 5}}));
+      EXPECT_EQ(Children(r), (std::vector<ParkedSuccessor>{{0, 5}}));
     }
   }
 }
@@ -102,7 +102,7 @@ TEST(BeamSearchTest, StopTokensAndIgnoreEos) {
   // EOS is just a token with ignore_eos; 7 stops with stop_reason 7.
   search.SetCandidates(0, {{kEos, -0.1f}, {7, -0.2f}, {8, -0.3f}});
   const BeamSearch::Round r = search.Advance();
-  EXPECT_EQ(Children(r), (std::vector<BeamChild>{{0, kEos}, {0, 8}}));
+  EXPECT_EQ(Children(r), (std::vector<ParkedSuccessor>{{0, kEos}, {0, 8}}));
   // Every token masked for both beams: nothing continues.
   search.SetCandidates(0, {});
   search.SetCandidates(1, {});
