@@ -140,7 +140,7 @@ int32_t Scheduler::SchedulablePrefills() const {
   int32_t prefills = 0, long_prefills = 0;
   for (const Sequence* s : running_) {
     const int64_t left = s->num_tokens() - s->num_computed_tokens();
-    if (left > 1) {  // not a decode, nor a parked beam
+    if (left > 1) {  // not a decode, nor a parked sequence
       ++prefills;
       long_prefills += IsLong(left);
     }
