@@ -9,8 +9,18 @@ int64_t DTypeBlockElems(DType t) {
     case DType::kBF16: return 1;
     case DType::kQ4_0:
     case DType::kQ4_1:
+    case DType::kQ5_0:
+    case DType::kQ5_1:
     case DType::kQ8_0:
-    case DType::kQ8_1: return kQuantBlock;
+    case DType::kQ8_1:
+    case DType::kIQ4_NL: return kQuantBlock;
+    case DType::kQ2_K:
+    case DType::kQ3_K:
+    case DType::kQ4_K:
+    case DType::kQ5_K:
+    case DType::kQ6_K:
+    case DType::kQ8_K:
+    case DType::kIQ4_XS: return kSuperBlock;
   }
   return 1;
 }
@@ -24,6 +34,16 @@ int64_t DTypeBlockBytes(DType t) {
     case DType::kQ4_1: return sizeof(BlockQ4_1);
     case DType::kQ8_0: return sizeof(BlockQ8_0);
     case DType::kQ8_1: return sizeof(BlockQ8_1);
+    case DType::kQ5_0: return sizeof(BlockQ5_0);
+    case DType::kQ5_1: return sizeof(BlockQ5_1);
+    case DType::kIQ4_NL: return sizeof(BlockIQ4_NL);
+    case DType::kQ2_K: return sizeof(BlockQ2_K);
+    case DType::kQ3_K: return sizeof(BlockQ3_K);
+    case DType::kQ4_K: return sizeof(BlockQ4_K);
+    case DType::kQ5_K: return sizeof(BlockQ5_K);
+    case DType::kQ6_K: return sizeof(BlockQ6_K);
+    case DType::kQ8_K: return sizeof(BlockQ8_K);
+    case DType::kIQ4_XS: return sizeof(BlockIQ4_XS);
   }
   return 0;
 }
@@ -49,6 +69,16 @@ std::string_view DTypeName(DType t) {
     case DType::kQ4_1: return "Q4_1";
     case DType::kQ8_0: return "Q8_0";
     case DType::kQ8_1: return "Q8_1";
+    case DType::kQ5_0: return "Q5_0";
+    case DType::kQ5_1: return "Q5_1";
+    case DType::kQ2_K: return "Q2_K";
+    case DType::kQ3_K: return "Q3_K";
+    case DType::kQ4_K: return "Q4_K";
+    case DType::kQ5_K: return "Q5_K";
+    case DType::kQ6_K: return "Q6_K";
+    case DType::kQ8_K: return "Q8_K";
+    case DType::kIQ4_NL: return "IQ4_NL";
+    case DType::kIQ4_XS: return "IQ4_XS";
   }
   return "?";
 }

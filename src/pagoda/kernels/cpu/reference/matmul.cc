@@ -30,6 +30,7 @@ MatMulActivations PrepareActivations(const float* x, int64_t m, const MatrixView
       }
       break;
     case DType::kQ8_1: PAGODA_CHECK_MSG(false, "Q8_1 is an activation type, not a weight type");
+    default: PAGODA_CHECK_MSG(false, "no matrix multiplication for this weight type yet");
   }
   return a;
 }

@@ -1,5 +1,5 @@
-// Row conversions between f32 and the storage types, following GGML's
-// reference quantize_row_* / dequantize_row_* arithmetic.
+// Row conversions from f32 to the storage types, following GGML's reference
+// quantize_row_* arithmetic (dequantize.cc goes the other way).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -120,64 +120,9 @@ void QuantizeRow(DType type, const float* x, void* y, int64_t n) {
     case DType::kQ4_1: QuantizeRowQ4_1(x, static_cast<BlockQ4_1*>(y), n); return;
     case DType::kQ8_0: QuantizeRowQ8_0(x, static_cast<BlockQ8_0*>(y), n); return;
     case DType::kQ8_1: QuantizeRowQ8_1(x, static_cast<BlockQ8_1*>(y), n); return;
+    default: break;  // the types Pagoda only reads
   }
-  PAGODA_CHECK_MSG(false, "unknown dtype");
-}
-
-void DequantizeRow(DType type, const void* src, float* dst, int64_t n) {
-  switch (type) {
-    case DType::kF32: std::memcpy(dst, src, static_cast<size_t>(n) * sizeof(float)); return;
-    case DType::kF16: {
-      const auto* h = static_cast<const f16_bits*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = F16ToF32(h[i]);
-      return;
-    }
-    case DType::kBF16: {
-      const auto* h = static_cast<const bf16_bits*>(src);
-      for (int64_t i = 0; i < n; ++i) dst[i] = BF16ToF32(h[i]);
-      return;
-    }
-    case DType::kQ4_0: {
-      const auto* blocks = static_cast<const BlockQ4_0*>(src);
-      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
-        const float d = F16ToF32(blocks[b].d);
-        for (int j = 0; j < kHalf; ++j) {
-          dst[j] = static_cast<float>((blocks[b].qs[j] & 0x0f) - 8) * d;
-          dst[j + kHalf] = static_cast<float>((blocks[b].qs[j] >> 4) - 8) * d;
-        }
-      }
-      return;
-    }
-    case DType::kQ4_1: {
-      const auto* blocks = static_cast<const BlockQ4_1*>(src);
-      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
-        const float d = F16ToF32(blocks[b].d);
-        const float m = F16ToF32(blocks[b].m);
-        for (int j = 0; j < kHalf; ++j) {
-          dst[j] = static_cast<float>(blocks[b].qs[j] & 0x0f) * d + m;
-          dst[j + kHalf] = static_cast<float>(blocks[b].qs[j] >> 4) * d + m;
-        }
-      }
-      return;
-    }
-    case DType::kQ8_0: {
-      const auto* blocks = static_cast<const BlockQ8_0*>(src);
-      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
-        const float d = F16ToF32(blocks[b].d);
-        for (int j = 0; j < kQuantBlock; ++j) dst[j] = static_cast<float>(blocks[b].qs[j]) * d;
-      }
-      return;
-    }
-    case DType::kQ8_1: {
-      const auto* blocks = static_cast<const BlockQ8_1*>(src);
-      for (int64_t b = 0, nb = Blocks(n); b < nb; ++b, dst += kQuantBlock) {
-        const float d = F16ToF32(blocks[b].d);
-        for (int j = 0; j < kQuantBlock; ++j) dst[j] = static_cast<float>(blocks[b].qs[j]) * d;
-      }
-      return;
-    }
-  }
-  PAGODA_CHECK_MSG(false, "unknown dtype");
+  PAGODA_CHECK_MSG(false, "no quantizer for this dtype");
 }
 
 }  // namespace pagoda::kernels::reference
