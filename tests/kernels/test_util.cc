@@ -2,11 +2,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <numeric>
 #include <random>
 #include <sstream>
+
+#include <gtest/gtest.h>
 
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
@@ -33,6 +36,24 @@ Weights MakeWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed) {
   return w;
 }
 
+std::vector<size_t> F16FieldOffsets(DType dtype) {
+  switch (dtype) {
+    case DType::kQ4_0: return {offsetof(BlockQ4_0, d)};
+    case DType::kQ4_1: return {offsetof(BlockQ4_1, d), offsetof(BlockQ4_1, m)};
+    case DType::kQ5_0: return {offsetof(BlockQ5_0, d)};
+    case DType::kQ5_1: return {offsetof(BlockQ5_1, d), offsetof(BlockQ5_1, m)};
+    case DType::kQ8_0: return {offsetof(BlockQ8_0, d)};
+    case DType::kIQ4_NL: return {offsetof(BlockIQ4_NL, d)};
+    case DType::kQ2_K: return {offsetof(BlockQ2_K, d), offsetof(BlockQ2_K, dmin)};
+    case DType::kQ3_K: return {offsetof(BlockQ3_K, d)};
+    case DType::kQ4_K: return {offsetof(BlockQ4_K, d), offsetof(BlockQ4_K, dmin)};
+    case DType::kQ5_K: return {offsetof(BlockQ5_K, d), offsetof(BlockQ5_K, dmin)};
+    case DType::kQ6_K: return {offsetof(BlockQ6_K, d)};
+    case DType::kIQ4_XS: return {offsetof(BlockIQ4_XS, d)};
+    default: ADD_FAILURE() << "no random blocks for " << DTypeName(dtype); return {};
+  }
+}
+
 Weights MakeRawWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed) {
   Weights w{dtype, rows, cols, std::vector<uint8_t>(static_cast<size_t>(rows * DTypeRowBytes(dtype, cols)))};
   std::mt19937 rng(seed);
@@ -40,11 +61,10 @@ Weights MakeRawWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed) {
   // Replace the f16 fields with finite values of moderate size.
   std::uniform_real_distribution<float> field(-2.0f, 2.0f);
   const int64_t block_bytes = DTypeBlockBytes(dtype);
-  const int fields = dtype == DType::kQ4_1 ? 2 : 1;
   for (size_t off = 0; off < w.bytes.size(); off += static_cast<size_t>(block_bytes)) {
-    for (int f = 0; f < fields; ++f) {
+    for (size_t field_offset : F16FieldOffsets(dtype)) {
       const f16_bits h = F32ToF16(field(rng));
-      std::memcpy(w.bytes.data() + off + 2 * f, &h, 2);
+      std::memcpy(w.bytes.data() + off + field_offset, &h, 2);
     }
   }
   return w;

@@ -25,6 +25,8 @@ struct Weights {
 // Random values (row scales varying over two orders of magnitude) quantized
 // with the reference quantizer.
 Weights MakeWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed);
+// Byte offsets of a block type's f16 scale fields.
+std::vector<size_t> F16FieldOffsets(DType dtype);
 // Quantized blocks of random bits (any nibble, Q8_0 bytes down to -128) with
 // random finite f16 scales.
 Weights MakeRawWeights(DType dtype, int64_t rows, int64_t cols, uint32_t seed);

@@ -6,6 +6,7 @@
 
 #include "pagoda/base/check.h"
 #include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/reference/matmul_rows.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
@@ -59,7 +60,13 @@ void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const Matri
   }
 
   const QuantPanelFn quant_panel = QuantPanel(ops, w.dtype);
-  PAGODA_CHECK_MSG(quant_panel != nullptr, "MatMul: unsupported weight dtype");
+  if (quant_panel == nullptr) {
+    // A block type with no SIMD kernel yet (Q5, IQ4 and the K-quants): the
+    // reference dot products, threaded over weight rows.
+    const reference::MatMulActivations a = reference::PrepareActivations(x, m, w);
+    pool.ParallelFor(w.rows, [&](int64_t begin, int64_t end) { reference::MatMulRows(a, w, begin, end, y); });
+    return;
+  }
   PAGODA_CHECK_MSG(w.cols % kQuantBlock == 0, "MatMul: quantized rows need a multiple of 32 columns");
   const int64_t nb = w.cols / kQuantBlock;
 

@@ -1,10 +1,12 @@
 // reference::DequantizeRow: the float and 32-element block types here, the
-// K-quants and IQ4 types in their own files.
+// super-block types in dequantize_k.cc.
 #include "pagoda/kernels/cpu/reference/dequantize.h"
 
 #include <cstring>
 
 #include "pagoda/base/check.h"
+#include "pagoda/kernels/cpu/reference/iq4_values.h"
+#include "pagoda/kernels/cpu/reference/q5_bits.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
 
@@ -17,9 +19,6 @@ int64_t Blocks(DType type, int64_t n) {
   PAGODA_CHECK_MSG(n % DTypeBlockElems(type) == 0, "row length must be a multiple of the type's block");
   return n / DTypeBlockElems(type);
 }
-
-// Element j's fifth bit (j < 32) from a Q5 block's little-endian qh word.
-int FifthBit(const uint8_t (&qh)[4], int j) { return (qh[j / 8] >> (j % 8)) & 1; }
 
 void DequantizeQ4_0(const BlockQ4_0* blocks, float* y, int64_t nb) {
   for (int64_t b = 0; b < nb; ++b, y += kQuantBlock) {
@@ -58,8 +57,8 @@ void DequantizeQ5_0(const BlockQ5_0* blocks, float* y, int64_t nb) {
     const BlockQ5_0& x = blocks[b];
     const float d = F16ToF32(x.d);
     for (int j = 0; j < kHalf; ++j) {
-      const int lo = ((x.qs[j] & 0x0f) | (FifthBit(x.qh, j) << 4)) - 16;
-      const int hi = ((x.qs[j] >> 4) | (FifthBit(x.qh, j + kHalf) << 4)) - 16;
+      const int lo = Q5Value(x.qs, x.qh, j) - 16;
+      const int hi = Q5Value(x.qs, x.qh, j + kHalf) - 16;
       y[j] = static_cast<float>(lo) * d;
       y[j + kHalf] = static_cast<float>(hi) * d;
     }
@@ -72,10 +71,20 @@ void DequantizeQ5_1(const BlockQ5_1* blocks, float* y, int64_t nb) {
     const float d = F16ToF32(x.d);
     const float m = F16ToF32(x.m);
     for (int j = 0; j < kHalf; ++j) {
-      const int lo = (x.qs[j] & 0x0f) | (FifthBit(x.qh, j) << 4);
-      const int hi = (x.qs[j] >> 4) | (FifthBit(x.qh, j + kHalf) << 4);
+      const int lo = Q5Value(x.qs, x.qh, j);
+      const int hi = Q5Value(x.qs, x.qh, j + kHalf);
       y[j] = static_cast<float>(lo) * d + m;
       y[j + kHalf] = static_cast<float>(hi) * d + m;
+    }
+  }
+}
+
+void DequantizeIQ4_NL(const BlockIQ4_NL* blocks, float* y, int64_t nb) {
+  for (int64_t b = 0; b < nb; ++b, y += kQuantBlock) {
+    const float d = F16ToF32(blocks[b].d);
+    for (int j = 0; j < kHalf; ++j) {
+      y[j] = d * static_cast<float>(kIq4Values[blocks[b].qs[j] & 0x0f]);
+      y[j + kHalf] = d * static_cast<float>(kIq4Values[blocks[b].qs[j] >> 4]);
     }
   }
 }

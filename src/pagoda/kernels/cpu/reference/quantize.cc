@@ -120,6 +120,7 @@ void QuantizeRow(DType type, const float* x, void* y, int64_t n) {
     case DType::kQ4_1: QuantizeRowQ4_1(x, static_cast<BlockQ4_1*>(y), n); return;
     case DType::kQ8_0: QuantizeRowQ8_0(x, static_cast<BlockQ8_0*>(y), n); return;
     case DType::kQ8_1: QuantizeRowQ8_1(x, static_cast<BlockQ8_1*>(y), n); return;
+    case DType::kQ8_K: QuantizeRowQ8_K(x, static_cast<BlockQ8_K*>(y), n); return;
     default: break;  // the types Pagoda only reads
   }
   PAGODA_CHECK_MSG(false, "no quantizer for this dtype");

@@ -13,7 +13,8 @@
 
 namespace pagoda::kernels::reference {
 
-// Quantized weights: x rows quantized to Q8_0/Q8_1, then the VecDot* below.
+// Quantized weights: x rows quantized to the weight type's activation type
+// (Q8_0, Q8_1 or Q8_K), then the VecDot* below.
 // F32/F16/BF16 weights: LaneDot of the weight row widened to f32 with the f32
 // x row (GGML instead rounds x to f16 for F16 weights; we do not).
 void MatMul(const float* x, int64_t m, const MatrixView& w, float* y);
@@ -38,6 +39,10 @@ void QuantizeRowQ4_0(const float* x, BlockQ4_0* y, int64_t n);
 void QuantizeRowQ4_1(const float* x, BlockQ4_1* y, int64_t n);
 void QuantizeRowQ8_0(const float* x, BlockQ8_0* y, int64_t n);
 void QuantizeRowQ8_1(const float* x, BlockQ8_1* y, int64_t n);
+// GGML's quantize_row_q8_K_ref: per 256, the value of largest magnitude maps
+// to -127 (multiplier -127 / max, rounding half to even, capped at 127),
+// d = 1 / multiplier, and the sums of each 16 quantized values.
+void QuantizeRowQ8_K(const float* x, BlockQ8_K* y, int64_t n);
 void QuantizeRowF16(const float* x, f16_bits* y, int64_t n);
 void QuantizeRowBF16(const float* x, bf16_bits* y, int64_t n);
 // Any of the above by type (F32 copies).
@@ -57,6 +62,23 @@ void QuantizeRow(DType type, const float* x, void* y, int64_t n);
 float VecDotQ4_0Q8_0(const BlockQ4_0* w, const BlockQ8_0* x, int64_t nb);
 float VecDotQ4_1Q8_1(const BlockQ4_1* w, const BlockQ8_1* x, int64_t nb);
 float VecDotQ8_0Q8_0(const BlockQ8_0* w, const BlockQ8_0* x, int64_t nb);
+// Q5_0 and IQ4_NL as Q4_0 (their integer values q - 16 and the IQ4 table's);
+// Q5_1 as sumf += (float)sumi * d_w * d_x + m_w * s_x, over blocks in order.
+float VecDotQ5_0Q8_0(const BlockQ5_0* w, const BlockQ8_0* x, int64_t nb);
+float VecDotQ5_1Q8_1(const BlockQ5_1* w, const BlockQ8_1* x, int64_t nb);
+float VecDotIQ4_NLQ8_0(const BlockIQ4_NL* w, const BlockQ8_0* x, int64_t nb);
+// The super-block types with Q8_K activations (nb super-blocks), from the
+// integers of k_block_decode.h, exact per super-block:
+//   scaled = sum over sub-blocks s of scale_s * (q_w . q_x over s)
+//   mins   = sum over sub-blocks s of min_s * (sum of q_x over s, from bsums)
+//   sumf  += d_x * (d_w * (float)scaled - dmin_w * (float)mins)
+// over super-blocks in order. (GGML's order differs; parity is by tolerance.)
+float VecDotQ2_KQ8_K(const BlockQ2_K* w, const BlockQ8_K* x, int64_t nb);
+float VecDotQ3_KQ8_K(const BlockQ3_K* w, const BlockQ8_K* x, int64_t nb);
+float VecDotQ4_KQ8_K(const BlockQ4_K* w, const BlockQ8_K* x, int64_t nb);
+float VecDotQ5_KQ8_K(const BlockQ5_K* w, const BlockQ8_K* x, int64_t nb);
+float VecDotQ6_KQ8_K(const BlockQ6_K* w, const BlockQ8_K* x, int64_t nb);
+float VecDotIQ4_XSQ8_K(const BlockIQ4_XS* w, const BlockQ8_K* x, int64_t nb);
 
 // The f32 dot product of the float-weight MatMul, in the order a 16-lane SIMD
 // unit computes it: lane l
