@@ -121,6 +121,27 @@ TEST(gguf_fixture, V2MatchesReferenceWriter) {
   ExpectMatchesSidecar(**file, LoadSidecar());
 }
 
+// Every block type Pagoda reads beyond all_types: gguf-py wrote random
+// blocks of each and read back the table (make_block_types_fixture.py).
+TEST(gguf_fixture, BlockTypesMatchReferenceWriter) {
+  auto file = OpenOrDie(FixturePath("block_types.gguf"));
+  ASSERT_NE(file, nullptr);
+  const Bytes text = ReadFile(FixturePath("block_types.json"));
+  const json tensors = json::parse(text.begin(), text.end())["tensors"];
+  ASSERT_EQ(file->tensors().size(), tensors.size());
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const TensorInfo& t = file->tensors()[i];
+    SCOPED_TRACE(t.name);
+    EXPECT_EQ(t.name, tensors[i]["name"].get<std::string>());
+    EXPECT_EQ(static_cast<uint32_t>(t.dtype), tensors[i]["type"].get<uint32_t>());
+    EXPECT_EQ(DTypeName(t.dtype), tensors[i]["type_name"].get<std::string>());
+    EXPECT_EQ(t.shape, tensors[i]["shape"].get<std::vector<int64_t>>());
+    EXPECT_EQ(t.offset, tensors[i]["offset"].get<uint64_t>());
+    EXPECT_EQ(t.nbytes, tensors[i]["nbytes"].get<uint64_t>());
+    EXPECT_EQ(Hex(t.data, t.nbytes), tensors[i]["data_hex"].get<std::string>());
+  }
+}
+
 TEST(gguf_fixture, MissingFileIsNotFound) {
   auto file = GgufFile::Open(FixturePath("no_such_file.gguf"));
   ASSERT_FALSE(file.ok());

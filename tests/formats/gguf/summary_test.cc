@@ -77,6 +77,23 @@ TEST(gguf_summary, FixtureShowsEveryKindOfValueAndTheTensorTable) {
             (std::vector<std::string>{"tensor.f16", "F16", "[8,", "2,", "1,", "2]", "128", "64"}));
   // 24 + 32 + 32 + 128 + 96 + 64 elements; 96 + 64 + 64 + 136 + 54 + 40 bytes.
   EXPECT_TRUE(HasLine(lines, "total: 6 tensors, 376 elements, 454 bytes"));
+  // The same byte sizes by type, the largest first (ties by name).
+  EXPECT_TRUE(HasLine(lines,
+                      "by type: Q8_0 1 tensor 136 bytes; F32 1 tensor 96 bytes; BF16 1 tensor 64 bytes; "
+                      "F16 1 tensor 64 bytes; Q4_0 1 tensor 54 bytes; Q4_1 1 tensor 40 bytes"));
+}
+
+TEST(gguf_summary, BlockTypesFixtureNamesEveryType) {
+  auto file = GgufFile::Open(FixturePath("block_types.gguf"));
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  const auto lines = SummaryLines(**file);
+  // Sizes from gguf-py's table (block_types.json): 2 Q6_K blocks of 210 bytes, and so on.
+  EXPECT_EQ(FieldsOfLine(lines, "  tensor.iq4_xs "),
+            (std::vector<std::string>{"tensor.iq4_xs", "IQ4_XS", "[256,", "1]", "1760", "136"}));
+  EXPECT_TRUE(HasLine(lines,
+                      "by type: Q4_K 1 tensor 432 bytes; Q6_K 1 tensor 420 bytes; Q3_K 1 tensor 220 bytes; "
+                      "Q5_K 1 tensor 176 bytes; Q2_K 1 tensor 168 bytes; IQ4_XS 1 tensor 136 bytes; "
+                      "Q5_0 1 tensor 88 bytes; Q5_1 1 tensor 72 bytes; IQ4_NL 1 tensor 36 bytes"));
 }
 
 TEST(gguf_summary, LongStringsAreAbbreviatedAndEscaped) {

@@ -4,6 +4,8 @@
 #include <cstdio>
 #include <iomanip>
 #include <string>
+#include <string_view>
+#include <vector>
 
 #include "pagoda/formats/gguf/gguf_file.h"
 
@@ -109,6 +111,35 @@ void PrintMetadata(const GgufFile& file, std::ostream& out) {
   }
 }
 
+// "by type: Q4_1 210 tensors 66355200 bytes; ...", the largest share first
+// (ties by type name): what a quantization mix such as Q4_K_M is made of.
+void PrintTypeMix(const std::vector<TensorInfo>& tensors, std::ostream& out) {
+  struct Share {
+    std::string_view type;
+    uint64_t tensors = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<Share> shares;
+  for (const TensorInfo& t : tensors) {
+    const std::string_view type = DTypeName(t.dtype);
+    auto it = std::find_if(shares.begin(), shares.end(), [&](const Share& s) { return s.type == type; });
+    if (it == shares.end()) it = shares.insert(shares.end(), Share{type});
+    ++it->tensors;
+    it->bytes += t.nbytes;
+  }
+  std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.type < b.type;
+  });
+  out << "by type:";
+  for (size_t i = 0; i < shares.size(); ++i) {
+    out << (i == 0 ? " " : "; ") << shares[i].type << ' ' << shares[i].tensors
+        << (shares[i].tensors == 1 ? " tensor " : " tensors ") << shares[i].bytes << " bytes";
+  }
+  out << '\n';
+}
+
+constexpr int kTypeWidth = 6;  // the longest type name (IQ4_NL)
+
 void PrintTensors(const GgufFile& file, std::ostream& out) {
   const auto& tensors = file.tensors();
   size_t name_width = 4;
@@ -118,14 +149,14 @@ void PrintTensors(const GgufFile& file, std::ostream& out) {
     shape_width = std::max(shape_width, ShapeString(t).size());
   }
   out << "tensors: " << tensors.size() << '\n';
-  out << std::left << "  " << std::setw(static_cast<int>(name_width)) << "name" << "  " << std::setw(5) << "type"
+  out << std::left << "  " << std::setw(static_cast<int>(name_width)) << "name" << "  " << std::setw(kTypeWidth) << "type"
       << "  " << std::setw(static_cast<int>(shape_width)) << "shape" << "  " << std::right << std::setw(12)
       << "offset" << "  " << std::setw(12) << "bytes" << '\n';
   // Unsigned sums: well defined even for absurd (overlapping) tables.
   uint64_t total_elements = 0;
   uint64_t total_bytes = 0;
   for (const TensorInfo& t : tensors) {
-    out << std::left << "  " << std::setw(static_cast<int>(name_width)) << t.name << "  " << std::setw(5)
+    out << std::left << "  " << std::setw(static_cast<int>(name_width)) << t.name << "  " << std::setw(kTypeWidth)
         << DTypeName(t.dtype) << "  " << std::setw(static_cast<int>(shape_width)) << ShapeString(t) << "  "
         << std::right << std::setw(12) << t.offset << "  " << std::setw(12) << t.nbytes << '\n';
     total_elements += static_cast<uint64_t>(t.num_elements());
@@ -133,6 +164,7 @@ void PrintTensors(const GgufFile& file, std::ostream& out) {
   }
   out << "total: " << tensors.size() << " tensors, " << total_elements << " elements, " << total_bytes
       << " bytes\n";
+  PrintTypeMix(tensors, out);
 }
 
 }  // namespace

@@ -61,9 +61,9 @@ StatusOr<TensorInfo> ReadTensorInfo(ByteReader& reader, uint64_t index) {
 
   auto type_id = reader.ReadU32();
   if (!type_id.ok()) return Annotate(type_id.status(), context);
-  if (!IsSupportedDType(*type_id)) {
+  if (!IsKnownStorageDType(*type_id)) {
     return UnimplementedError(context + ": tensor type id " + std::to_string(*type_id) +
-                              " is not supported (Pagoda loads F32, F16, BF16, Q8_0, Q4_0, Q4_1)");
+                              " is not supported (Pagoda reads " + std::string(KnownStorageDTypeNames()) + ")");
   }
   t.dtype = static_cast<DType>(*type_id);
   PAGODA_ASSIGN_OR_RETURN(t.nbytes, TensorBytes(t, context));
