@@ -72,3 +72,21 @@ def test_sigterm_finishes_in_flight_requests_and_exits_0(tmp_path):
     assert s.log().count('"POST /v1/completions HTTP/1.1" 200') == 1
     with pytest.raises(httpx.TransportError):
         httpx.get(s.url + "/health", timeout=2)
+
+
+def test_startup_log_describes_the_model(server):
+    import re
+
+    m = re.search(r"model: (\S+) architecture, (\d+) weight bytes \((.*)\), (\d+) KV cache bytes per token",
+                  server.log())
+    assert m, server.log()
+    arch, weight_bytes, mix, kv_per_token = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
+    assert arch == "llama"
+    # SmolLM2-135M's published config: 30 layers, 3 KV heads of 64 dimensions;
+    # K and V, 2 bytes each in the default f16 cache.
+    assert kv_per_token == 30 * 3 * 64 * 2 * 2
+    # The mix names each type with its tensor count and bytes, which add up.
+    shares = re.findall(r"(\w+) (\d+) tensors? (\d+) bytes", mix)
+    assert {t for t, _, _ in shares} == {"Q4_1", "Q8_0", "F32"}, mix
+    assert sum(int(b) for _, _, b in shares) == weight_bytes
+    assert sum(int(n) for _, n, _ in shares) == 30 * 9 + 2  # 9 tensors a layer, the embeddings and the final norm

@@ -132,6 +132,10 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
                                       {"num_cpu_blocks", "None"},
                                       {"kv_cache_memory_bytes", std::to_string(config.kv_cache_memory)}});
 
+  uint64_t weight_bytes = 0;
+  for (const gguf::TensorInfo& t : core->file_->tensors()) weight_bytes += t.nbytes;
+  spdlog::info("model: {} architecture, {} weight bytes ({}), {} KV cache bytes per token", mc.architecture,
+               weight_bytes, gguf::DescribeTypeMix(*core->file_), shape.BytesPerBlock() / config.block_size);
   const int64_t num_tokens = num_blocks * config.block_size;
   spdlog::info("KV cache: {} blocks of {} tokens = {} tokens ({} {} bytes per block, {} MiB); "
                "maximum concurrency for {} tokens per request: {:.2f}x",

@@ -74,5 +74,9 @@ class GgufFile {
 // key with type and value (long strings and arrays abbreviated, with their
 // length), and the tensor table (name, type, shape, offset, bytes) with totals.
 void PrintGgufSummary(const GgufFile& file, std::ostream& out);
+// The tensors' bytes by type, the largest share first (ties by type name):
+// "Q4_1 210 tensors 66355200 bytes; Q8_0 1 tensor 30081024 bytes; ...".
+// What a quantization mix such as Q4_K_M is made of.
+std::string DescribeTypeMix(const GgufFile& file);
 
 }  // namespace pagoda::gguf

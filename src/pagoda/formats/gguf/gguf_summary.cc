@@ -111,33 +111,6 @@ void PrintMetadata(const GgufFile& file, std::ostream& out) {
   }
 }
 
-// "by type: Q4_1 210 tensors 66355200 bytes; ...", the largest share first
-// (ties by type name): what a quantization mix such as Q4_K_M is made of.
-void PrintTypeMix(const std::vector<TensorInfo>& tensors, std::ostream& out) {
-  struct Share {
-    std::string_view type;
-    uint64_t tensors = 0;
-    uint64_t bytes = 0;
-  };
-  std::vector<Share> shares;
-  for (const TensorInfo& t : tensors) {
-    const std::string_view type = DTypeName(t.dtype);
-    auto it = std::find_if(shares.begin(), shares.end(), [&](const Share& s) { return s.type == type; });
-    if (it == shares.end()) it = shares.insert(shares.end(), Share{type});
-    ++it->tensors;
-    it->bytes += t.nbytes;
-  }
-  std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
-    return a.bytes != b.bytes ? a.bytes > b.bytes : a.type < b.type;
-  });
-  out << "by type:";
-  for (size_t i = 0; i < shares.size(); ++i) {
-    out << (i == 0 ? " " : "; ") << shares[i].type << ' ' << shares[i].tensors
-        << (shares[i].tensors == 1 ? " tensor " : " tensors ") << shares[i].bytes << " bytes";
-  }
-  out << '\n';
-}
-
 constexpr int kTypeWidth = 6;  // the longest type name (IQ4_NL)
 
 void PrintTensors(const GgufFile& file, std::ostream& out) {
@@ -164,10 +137,36 @@ void PrintTensors(const GgufFile& file, std::ostream& out) {
   }
   out << "total: " << tensors.size() << " tensors, " << total_elements << " elements, " << total_bytes
       << " bytes\n";
-  PrintTypeMix(tensors, out);
+  out << "by type: " << DescribeTypeMix(file) << '\n';
 }
 
 }  // namespace
+
+std::string DescribeTypeMix(const GgufFile& file) {
+  struct Share {
+    std::string_view type;
+    uint64_t tensors = 0;
+    uint64_t bytes = 0;
+  };
+  std::vector<Share> shares;
+  for (const TensorInfo& t : file.tensors()) {
+    const std::string_view type = DTypeName(t.dtype);
+    auto it = std::find_if(shares.begin(), shares.end(), [&](const Share& s) { return s.type == type; });
+    if (it == shares.end()) it = shares.insert(shares.end(), Share{type});
+    ++it->tensors;
+    it->bytes += t.nbytes;
+  }
+  std::sort(shares.begin(), shares.end(), [](const Share& a, const Share& b) {
+    return a.bytes != b.bytes ? a.bytes > b.bytes : a.type < b.type;
+  });
+  std::string out;
+  for (const Share& share : shares) {
+    if (!out.empty()) out += "; ";
+    out += std::string(share.type) + ' ' + std::to_string(share.tensors);
+    out += (share.tensors == 1 ? " tensor " : " tensors ") + std::to_string(share.bytes) + " bytes";
+  }
+  return out;
+}
 
 void PrintGgufSummary(const GgufFile& file, std::ostream& out) {
   out << "GGUF version " << file.version() << ", " << file.file_size() << " bytes, alignment "
