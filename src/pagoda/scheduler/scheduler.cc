@@ -384,10 +384,7 @@ void Scheduler::ForkParked(RequestHandle handle, std::span<const ParkedSuccessor
   auto first = std::find_if(running_.begin(), running_.end(),
                             [&](const Sequence* s) { return &s->request() == &request; });
   size_t pos = static_cast<size_t>(first - running_.begin());
-  for (int32_t i = 0; i < request.num_sequences(); ++i) {
-    Sequence& seq = request.sequence(i);
-    if (!seq.finished()) Retire(seq, RequestStatus::kFinishedStopped, std::nullopt);
-  }
+  RetireAll(request, RequestStatus::kFinishedStopped);
   request.ReplaceSequences(std::move(next));
   for (int32_t i = 0; i < request.num_sequences(); ++i) {
     Sequence& seq = request.sequence(i);
@@ -406,12 +403,16 @@ std::unique_ptr<Request> Scheduler::DropParked(RequestHandle handle, int64_t num
   Request& request = *requests_[handle];
   PAGODA_CHECK(request.parks());
   RecordParkedGeneration(request, num_generated);
-  for (int32_t i = 0; i < request.num_sequences(); ++i) {
-    Sequence& seq = request.sequence(i);
-    if (!seq.finished()) Retire(seq, RequestStatus::kFinishedStopped, std::nullopt);
-  }
+  RetireAll(request, RequestStatus::kFinishedStopped);
   DebugCheckInvariants();
   return Take(handle);
+}
+
+void Scheduler::RetireAll(Request& request, RequestStatus status) {
+  for (int32_t i = 0; i < request.num_sequences(); ++i) {
+    Sequence& seq = request.sequence(i);
+    if (!seq.finished()) Retire(seq, status, std::nullopt);
+  }
 }
 
 void Scheduler::Retire(Sequence& seq, RequestStatus status, StopReason reason) {
@@ -439,10 +440,7 @@ std::unique_ptr<Request> Scheduler::AbortRequest(const std::string& request_id) 
 std::unique_ptr<Request> Scheduler::AbortRequest(RequestHandle handle) {
   if (request(handle) == nullptr) return nullptr;
   Request& request = *requests_[handle];
-  for (int32_t i = 0; i < request.num_sequences(); ++i) {
-    Sequence& seq = request.sequence(i);
-    if (!seq.finished()) Retire(seq, RequestStatus::kFinishedAborted, std::nullopt);
-  }
+  RetireAll(request, RequestStatus::kFinishedAborted);
   return Take(handle);
 }
 

@@ -125,6 +125,8 @@ class Scheduler {
   void Admit(Sequence& seq, int64_t num_new, const CachedPrefix& prefix, double now, StepPlan& plan);
   // Marks a sequence finished, frees its blocks and drops it from the queues.
   void Retire(Sequence& seq, RequestStatus status, StopReason reason);
+  // Retires every unfinished sequence of the request.
+  void RetireAll(Request& request, RequestStatus status);
   void AppendToken(Request& request, Sequence& seq, int32_t token, double now, UpdateResult& result);
   // Removes a request from the table and hands it over.
   std::unique_ptr<Request> Take(RequestHandle handle);
