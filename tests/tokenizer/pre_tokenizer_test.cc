@@ -51,8 +51,34 @@ TEST(tokenizer_pre_tokenizer, MatchesHuggingFaceOnCorpusSample) {
   }
 }
 
+// The other families' pieces, against HF Split pre-tokenizers built from
+// their tokenizer.json regexes (make_pretoken_families.py).
+TEST(tokenizer_pre_tokenizer, OtherFamiliesMatchHuggingFace) {
+  const auto rows = testing::ReadJsonLines("expected_pretokens_families.jsonl");
+  ASSERT_GT(rows.size(), 2000u);
+  for (const char* family : {"qwen2", "tekken", "gpt-4o", "deepseek-llm"}) {
+    const auto pre = MakeOrDie(family);
+    ASSERT_NE(pre, nullptr);
+    int mismatches = 0;
+    for (const auto& row : rows) {
+      const int line = row["line"].get<int>();
+      const std::string& text = Corpus().at(line - 1);
+      const auto expected = row[family].get<std::vector<std::string>>();
+      const auto got = Split(*pre, text);
+      if (got != expected && ++mismatches <= 5) {
+        size_t i = 0;
+        while (i < got.size() && i < expected.size() && got[i] == expected[i]) ++i;
+        ADD_FAILURE() << family << " line " << line << " \"" << Escape(text) << "\": first difference at piece "
+                      << i << ": expected \"" << (i < expected.size() ? Escape(expected[i]) : "<end>")
+                      << "\", got \"" << (i < got.size() ? Escape(got[i]) : "<end>") << "\"";
+      }
+    }
+    EXPECT_EQ(mismatches, 0) << family << ": lines differing from HF out of " << rows.size();
+  }
+}
+
 TEST(tokenizer_pre_tokenizer, UnknownNamesAreUnimplemented) {
-  for (const char* name : {"default", "qwen2", "", "SMOLLM"}) {
+  for (const char* name : {"default", "falcon", "deepseek-v3", "", "SMOLLM"}) {
     const Status status = PreTokenizer::Create(name).status();
     EXPECT_EQ(status.code(), StatusCode::kUnimplemented) << name;
     EXPECT_NE(status.message().find("smollm"), std::string::npos) << status.message();

@@ -9,6 +9,15 @@
 //               individual_digits, then ByteLevel).
 //   "llama-bpe" Llama 3's regex (alias "llama3"); BPE skips the merges for
 //               pre-tokens that are whole vocabulary entries.
+//   "qwen2"     Llama 3's with single digits (aliases "deepseek-r1-qwen",
+//               "stablelm2").
+//   "tekken"    Mistral's: words split at case changes; ignores merges.
+//   "gpt-4o"    GPT-4o's (alias "llama4"): as Tekken, with contractions and
+//               digits in threes.
+//   "deepseek-llm"  DeepSeek LLM's sequence of six splits.
+// Not "deepseek-v3": its \p{S} must know Unicode 15's symbols, which the
+// PCRE2 of Debian 12 (10.42, Unicode 14) does not, so emoji such as U+1FABF
+// would split unlike Hugging Face's.
 //
 // Input that is not valid UTF-8 is accepted: ill-formed bytes never match a
 // regex, so each run of them becomes a piece of its own.
