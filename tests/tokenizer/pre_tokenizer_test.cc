@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -25,12 +26,12 @@ std::unique_ptr<PreTokenizer> MakeOrDie(std::string_view name) {
   return pre.ok() ? std::move(*pre) : nullptr;
 }
 
-// Pieces of every 10th corpus line under each regex family, against HF
-// tokenizers' Split pre-tokenizers (make_expected.py).
-TEST(tokenizer_pre_tokenizer, MatchesHuggingFaceOnCorpusSample) {
-  const auto rows = testing::ReadJsonLines("expected_pretokens.jsonl");
+// Each family's pieces of the fixture's corpus lines against the expected
+// ones, reporting the first few differing lines.
+void ExpectFamiliesMatch(const char* fixture, std::initializer_list<const char*> families) {
+  const auto rows = testing::ReadJsonLines(fixture);
   ASSERT_GT(rows.size(), 2000u);
-  for (const char* family : {"gpt2", "llama3", "smollm"}) {
+  for (const char* family : families) {
     const auto pre = MakeOrDie(family);
     ASSERT_NE(pre, nullptr);
     int mismatches = 0;
@@ -51,30 +52,16 @@ TEST(tokenizer_pre_tokenizer, MatchesHuggingFaceOnCorpusSample) {
   }
 }
 
+// Pieces of every 10th corpus line under each regex family, against HF
+// tokenizers' Split pre-tokenizers (make_expected.py).
+TEST(tokenizer_pre_tokenizer, MatchesHuggingFaceOnCorpusSample) {
+  ExpectFamiliesMatch("expected_pretokens.jsonl", {"gpt2", "llama3", "smollm"});
+}
+
 // The other families' pieces, against HF Split pre-tokenizers built from
 // their tokenizer.json regexes (make_pretoken_families.py).
 TEST(tokenizer_pre_tokenizer, OtherFamiliesMatchHuggingFace) {
-  const auto rows = testing::ReadJsonLines("expected_pretokens_families.jsonl");
-  ASSERT_GT(rows.size(), 2000u);
-  for (const char* family : {"qwen2", "tekken", "gpt-4o", "deepseek-llm"}) {
-    const auto pre = MakeOrDie(family);
-    ASSERT_NE(pre, nullptr);
-    int mismatches = 0;
-    for (const auto& row : rows) {
-      const int line = row["line"].get<int>();
-      const std::string& text = Corpus().at(line - 1);
-      const auto expected = row[family].get<std::vector<std::string>>();
-      const auto got = Split(*pre, text);
-      if (got != expected && ++mismatches <= 5) {
-        size_t i = 0;
-        while (i < got.size() && i < expected.size() && got[i] == expected[i]) ++i;
-        ADD_FAILURE() << family << " line " << line << " \"" << Escape(text) << "\": first difference at piece "
-                      << i << ": expected \"" << (i < expected.size() ? Escape(expected[i]) : "<end>")
-                      << "\", got \"" << (i < got.size() ? Escape(got[i]) : "<end>") << "\"";
-      }
-    }
-    EXPECT_EQ(mismatches, 0) << family << ": lines differing from HF out of " << rows.size();
-  }
+  ExpectFamiliesMatch("expected_pretokens_families.jsonl", {"qwen2", "tekken", "gpt-4o", "deepseek-llm"});
 }
 
 TEST(tokenizer_pre_tokenizer, UnknownNamesAreUnimplemented) {
