@@ -4,6 +4,10 @@
 //
 //   MatMul Q4_1 [576 -> 1536] for m = 1, 16, 128, 512 (an FFN up projection)
 //   MatMul Q8_0 [576 -> 49152], m = 1 (the output head in decode)
+//   MatMul of every other block type beside Q4_1, best set, m = 1 and 128:
+//     the 32-element types at [576 -> 1536] (where Q4_K_M puts Q5_0), the
+//     super-block types at [1536 -> 576] (ffn_down, the one projection of
+//     this model whose rows hold a whole number of 256-element blocks)
 //   PagedAttention decode, 512 positions, 9 heads over 3 KV heads of 64
 #include <benchmark/benchmark.h>
 
@@ -18,6 +22,7 @@
 #include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/quantize/weight_quantizer.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels {
@@ -42,7 +47,7 @@ std::shared_ptr<Matrix> MakeMatrix(DType dtype, int64_t rows, int64_t cols) {
   m->bytes.resize(static_cast<size_t>(rows * row_bytes));
   for (int64_t r = 0; r < rows; ++r) {
     const std::vector<float> values = Random(cols, static_cast<uint32_t>(r));
-    reference::QuantizeRow(dtype, values.data(), m->bytes.data() + r * row_bytes, cols);
+    quantize::QuantizeWeightRows(dtype, values.data(), 1, cols, m->bytes.data() + r * row_bytes);
   }
   m->view = {dtype, m->bytes.data(), rows, cols};
   return m;
@@ -116,6 +121,22 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
+void RegisterBlockTypes(const cpu::KernelSet* best) {
+  const std::pair<DType, std::pair<int64_t, int64_t>> shapes[] = {
+      {DType::kQ4_1, {1536, 576}}, {DType::kQ5_0, {1536, 576}}, {DType::kQ5_1, {1536, 576}},
+      {DType::kQ4_1, {576, 1536}}, {DType::kQ2_K, {576, 1536}}, {DType::kQ3_K, {576, 1536}},
+      {DType::kQ4_K, {576, 1536}}, {DType::kQ5_K, {576, 1536}}, {DType::kQ6_K, {576, 1536}}};
+  for (const auto& [dtype, shape] : shapes) {
+    const auto [rows, cols] = shape;
+    const std::shared_ptr<const Matrix> w = MakeMatrix(dtype, rows, cols);
+    const std::string name =
+        "MatMul" + std::string(DTypeName(dtype)) + "_" + std::to_string(cols) + "x" + std::to_string(rows);
+    for (int64_t m : {1, 128}) {
+      for (int threads : {1, 2}) RegisterMatMul(name, w, m, best, threads);
+    }
+  }
+}
+
 void RegisterAll() {
   const auto sets = cpu::SupportedKernelSets();
   const std::shared_ptr<const Matrix> up = MakeMatrix(DType::kQ4_1, 1536, 576);
@@ -130,6 +151,7 @@ void RegisterAll() {
   for (const cpu::KernelSet* set : sets) {
     for (int threads : {1, 2}) RegisterMatMul("MatMulQ8_0_576x49152", head, 1, set, threads);
   }
+  RegisterBlockTypes(sets.back());
   for (DType dtype : {DType::kF16, DType::kF32}) {
     RegisterDecodeAttention(dtype, 512, nullptr, 1);
     for (const cpu::KernelSet* set : sets) {

@@ -87,7 +87,7 @@ TEST(BlockMatMulTest, ReferenceMatchesTheProductInDouble) {
 }
 
 TEST(BlockMatMulTest, EverySetMatchesTheReferenceAndIsBatchInvariant) {
-  const int64_t m = 9, rows = 21, k = 768;
+  const int64_t m = 64, rows = 21, k = 768;
   const std::vector<float> x = RandomFloats(m * k, 5, -3.0f, 3.0f);
   for (DType t : kBlockTypes) {
     const Weights w = MakeRawWeights(t, rows, k, 40 + static_cast<uint32_t>(t));
@@ -97,12 +97,52 @@ TEST(BlockMatMulTest, EverySetMatchesTheReferenceAndIsBatchInvariant) {
       for (int threads : {1, 2}) {
         ThreadPool pool(threads);
         ComputeContext ctx(*set, pool);
+        // Every batch size from 1 to 64 computes the first rows of the same
+        // batch, and the last row alone, bit for bit as the reference.
+        for (int64_t batch = 1; batch <= m; ++batch) {
+          std::vector<float> got(static_cast<size_t>(batch * rows), -1.0f);
+          set->matmul(x.data(), batch, w.view(), got.data(), ctx);
+          EXPECT_EQ(FirstBitDifference(got.data(), want.data(), batch * rows), -1)
+              << set->name << " " << DTypeName(t) << " batch " << batch << " threads " << threads;
+        }
+        std::vector<float> one(static_cast<size_t>(rows));
+        set->matmul(x.data() + (m - 1) * k, 1, w.view(), one.data(), ctx);
+        EXPECT_EQ(FirstBitDifference(one.data(), want.data() + (m - 1) * rows, rows), -1) << set->name << " alone";
+      }
+    }
+  }
+}
+
+// Blocks of one repeated byte reach the largest values and scales that the
+// bit layouts can hold; with activations of one sign they give the largest
+// integer sums, where a SIMD kernel's 16-bit steps would overflow first.
+TEST(BlockMatMulTest, ExtremeBlocksMatchTheReferenceInEverySet) {
+  const int64_t m = 3, rows = 9, k = 512;
+  std::vector<float> x(static_cast<size_t>(m * k));
+  for (int64_t e = 0; e < k; ++e) {
+    x[e] = 3.0f;
+    x[k + e] = -3.0f;
+    x[2 * k + e] = e % 2 ? 3.0f : -3.0f;
+  }
+  for (DType t : kBlockTypes) {
+    for (uint8_t fill : {0x00, 0x55, 0x7f, 0x80, 0xaa, 0xff}) {
+      Weights w = MakeRawWeights(t, rows, k, 7);
+      const std::vector<size_t> f16_fields = testing::F16FieldOffsets(t);
+      const auto block_bytes = static_cast<size_t>(DTypeBlockBytes(t));
+      for (size_t off = 0; off < w.bytes.size(); ++off) {
+        bool is_f16 = false;
+        for (size_t field : f16_fields) is_f16 |= off % block_bytes == field || off % block_bytes == field + 1;
+        if (!is_f16) w.bytes[off] = fill;
+      }
+      std::vector<float> want(static_cast<size_t>(m * rows));
+      ref::MatMul(x.data(), m, w.view(), want.data());
+      for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+        ThreadPool pool(1);
+        ComputeContext ctx(*set, pool);
         std::vector<float> got(want.size(), -1.0f);
         set->matmul(x.data(), m, w.view(), got.data(), ctx);
-        EXPECT_EQ(FirstBitDifference(got.data(), want.data(), m * rows), -1) << set->name << " " << DTypeName(t);
-        std::vector<float> one(static_cast<size_t>(rows));
-        set->matmul(x.data() + 4 * k, 1, w.view(), one.data(), ctx);
-        EXPECT_EQ(FirstBitDifference(one.data(), want.data() + 4 * rows, rows), -1) << set->name << " alone";
+        EXPECT_EQ(FirstBitDifference(got.data(), want.data(), m * rows), -1)
+            << set->name << " " << DTypeName(t) << " fill " << int{fill};
       }
     }
   }

@@ -18,6 +18,7 @@ void RegisterGenerate(CLI::App& app, Command& command);
 void RegisterPerplexity(CLI::App& app, Command& command);
 void RegisterBench(CLI::App& app, Command& command);
 void RegisterServe(CLI::App& app, Command& command);
+void RegisterQuantize(CLI::App& app, Command& command);
 
 // For commands whose stdout is their result (generate, perplexity): the
 // engine's log goes to stderr instead.

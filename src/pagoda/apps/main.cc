@@ -26,6 +26,7 @@ int main(int argc, char** argv) {
   pagoda::apps::RegisterPerplexity(app, command);
   pagoda::apps::RegisterBench(app, command);
   pagoda::apps::RegisterServe(app, command);
+  pagoda::apps::RegisterQuantize(app, command);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -51,8 +51,9 @@ struct AttentionBatch {
 
 // y[i][j] = sum_k x[i][k] * w[j][k]; x is f32 [m][w.cols], y is f32 [m][w.rows].
 // F32/F16/BF16 weights: f32 accumulation. Quantized weights: each x row is
-// quantized on the fly to Q8_1 (for Q4_1) or Q8_0 (for Q4_0 and Q8_0) and dotted
-// block by block with integer arithmetic, exactly as GGML does.
+// quantized on the fly to Q8_1 (for Q4_1 and Q5_1), Q8_0 (for Q4_0, Q5_0,
+// Q8_0 and IQ4_NL) or Q8_K (for Q2_K..Q6_K and IQ4_XS), as GGML does, and
+// dotted block by block with exact integer sums.
 void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w, float* y);
 
 // out[i] = row ids[i] of table, dequantized to f32. Ids must be in range.

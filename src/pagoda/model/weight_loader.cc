@@ -26,11 +26,6 @@ StatusOr<kernels::MatrixView> WeightLoader::Matrix(const std::string& name, int6
     return InvalidArgumentError(fmt::format("model tensor '{}' has shape [{}], expected [{}, {}]", name,
                                             fmt::join(t->shape, ", "), cols, rows));
   }
-  if (!CanRunWeights(t->dtype)) {
-    return UnimplementedError(fmt::format("model tensor '{}' is {}, which Pagoda reads but has no kernels for yet "
-                                          "(it runs {})",
-                                          name, DTypeName(t->dtype), RunnableWeightDTypeNames()));
-  }
   return kernels::MatrixView{t->dtype, t->data, rows, cols};
 }
 

@@ -17,7 +17,7 @@ class WeightLoader {
  public:
   explicit WeightLoader(const gguf::GgufFile& file) : file_(file) {}
 
-  // A [rows][cols] matrix (GGUF shape {cols, rows}) of a type the kernels run (CanRunWeights).
+  // A [rows][cols] matrix (GGUF shape {cols, rows}) of any storage type: the GGUF reader admits only types the kernels run.
   StatusOr<kernels::MatrixView> Matrix(const std::string& name, int64_t rows, int64_t cols) const;
   // An F32 vector of n elements, such as a norm weight.
   StatusOr<const float*> F32Vector(const std::string& name, int64_t n) const;

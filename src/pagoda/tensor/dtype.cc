@@ -69,23 +69,9 @@ bool IsKnownStorageDType(uint32_t id) {
   }
 }
 
-bool CanRunWeights(DType t) {
-  switch (t) {
-    case DType::kF32:
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kQ4_0:
-    case DType::kQ4_1:
-    case DType::kQ8_0: return true;
-    default: return false;
-  }
-}
-
 std::string_view KnownStorageDTypeNames() {
   return "F32, F16, BF16, Q4_0, Q4_1, Q5_0, Q5_1, Q8_0, Q2_K, Q3_K, Q4_K, Q5_K, Q6_K, IQ4_NL, IQ4_XS";
 }
-
-std::string_view RunnableWeightDTypeNames() { return "F32, F16, BF16, Q4_0, Q4_1, Q8_0"; }
 
 std::string_view DTypeName(DType t) {
   switch (t) {

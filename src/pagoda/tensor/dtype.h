@@ -144,14 +144,11 @@ int64_t DTypeBlockBytes(DType t);
 // Bytes for a row of n elements; n must be a multiple of DTypeBlockElems.
 inline int64_t DTypeRowBytes(DType t, int64_t n) { return n / DTypeBlockElems(t) * DTypeBlockBytes(t); }
 // Whether the id names a type whose layout Pagoda knows and that files
-// store (not the activation-only Q8_1 and Q8_K): what the GGUF reader reads.
+// store (not the activation-only Q8_1 and Q8_K): what the GGUF reader reads,
+// and what every kernel set multiplies and looks up.
 bool IsKnownStorageDType(uint32_t ggml_type_id);
-// Whether the kernel sets multiply and look up weights of this type: what a
-// model may be built from.
-bool CanRunWeights(DType t);
-// The types of each kind, comma-separated, for error messages.
+// The storage types, comma-separated, for error messages.
 std::string_view KnownStorageDTypeNames();
-std::string_view RunnableWeightDTypeNames();
 std::string_view DTypeName(DType t);
 
 }  // namespace pagoda

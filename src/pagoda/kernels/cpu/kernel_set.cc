@@ -27,12 +27,41 @@ void ScalarAttention(const float* q, int64_t num_heads, const KvCacheLayer& cach
 }
 
 constexpr SimdMatMulOps kAvx2MatMul = {
-    avx2::kPanelRows, avx2::kScratchBytesPerBlock, avx2::QuantizeRows, avx2::PanelsQ4_0,
-    avx2::PanelsQ4_1, avx2::PanelsQ8_0, avx2::PanelsF32, avx2::PanelsF16, avx2::PanelsBF16,
+    .panel_rows = avx2::kPanelRows,
+    .scratch_bytes_per_block = avx2::kScratchBytesPerBlock,
+    .quantize = avx2::QuantizeRows,
+    .q4_0 = avx2::PanelsQ4_0,
+    .q4_1 = avx2::PanelsQ4_1,
+    .q8_0 = avx2::PanelsQ8_0,
+    .q5_0 = avx2::PanelsQ5_0,
+    .q5_1 = avx2::PanelsQ5_1,
+    .iq4_nl = avx2::PanelsIQ4_NL,
+    .k_scratch_bytes_per_super_block = avx2::kKScratchBytesPerSuperBlock,
+    .k = avx2::PanelsK,
+    .f32 = avx2::PanelsF32,
+    .f16 = avx2::PanelsF16,
+    .bf16 = avx2::PanelsBF16,
 };
+// The AVX-512 set has its own panels for the types of the default model; the
+// others run the AVX2 panels, which every AVX-512 CPU can execute (they step
+// 8 rows at a time within the 16-row panels, and the AVX-512 scratch is the
+// larger). Every panel equals the reference bit for bit, so mixing them
+// changes no result.
 constexpr SimdMatMulOps kAvx512MatMul = {
-    avx512::kPanelRows, avx512::kScratchBytesPerBlock, avx2::QuantizeRows, avx512::PanelsQ4_0,
-    avx512::PanelsQ4_1, avx512::PanelsQ8_0, avx512::PanelsF32, avx512::PanelsF16, avx512::PanelsBF16,
+    .panel_rows = avx512::kPanelRows,
+    .scratch_bytes_per_block = avx512::kScratchBytesPerBlock,
+    .quantize = avx2::QuantizeRows,
+    .q4_0 = avx512::PanelsQ4_0,
+    .q4_1 = avx512::PanelsQ4_1,
+    .q8_0 = avx512::PanelsQ8_0,
+    .q5_0 = avx2::PanelsQ5_0,
+    .q5_1 = avx2::PanelsQ5_1,
+    .iq4_nl = avx2::PanelsIQ4_NL,
+    .k_scratch_bytes_per_super_block = avx2::kKScratchBytesPerSuperBlock,
+    .k = avx2::PanelsK,
+    .f32 = avx512::PanelsF32,
+    .f16 = avx512::PanelsF16,
+    .bf16 = avx512::PanelsBF16,
 };
 
 void Avx2MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {

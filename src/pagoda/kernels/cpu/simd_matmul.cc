@@ -7,6 +7,7 @@
 #include "pagoda/base/check.h"
 #include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/reference/matmul_rows.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
@@ -24,6 +25,9 @@ QuantPanelFn QuantPanel(const SimdMatMulOps& ops, DType t) {
     case DType::kQ4_0: return ops.q4_0;
     case DType::kQ4_1: return ops.q4_1;
     case DType::kQ8_0: return ops.q8_0;
+    case DType::kQ5_0: return ops.q5_0;
+    case DType::kQ5_1: return ops.q5_1;
+    case DType::kIQ4_NL: return ops.iq4_nl;
     default: return nullptr;
   }
 }
@@ -35,6 +39,26 @@ FloatPanelFn FloatPanel(const SimdMatMulOps& ops, DType t) {
     case DType::kBF16: return ops.bf16;
     default: return nullptr;
   }
+}
+
+// Each x row quantized to Q8_K once, then panels of weight rows as for the
+// 32-element types.
+void SuperBlockMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
+                      ComputeContext& ctx) {
+  PAGODA_CHECK_MSG(w.cols % kSuperBlock == 0, "MatMul: super-block rows need a multiple of 256 columns");
+  const int64_t nb = w.cols / kSuperBlock;
+  auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
+  ThreadPool& pool = ctx.pool();
+  pool.ParallelFor(m, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) reference::QuantizeRowQ8_K(x + i * w.cols, xq + i * nb, w.cols);
+  });
+  const int64_t panels = (w.rows + ops.panel_rows - 1) / ops.panel_rows;
+  pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) {
+    const int64_t begin = pb * ops.panel_rows;
+    const int64_t end = std::min(w.rows, pe * ops.panel_rows);
+    void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.k_scratch_bytes_per_super_block));
+    ops.k(xq, m, w, begin, end, scratch, y);
+  });
 }
 
 }  // namespace
@@ -59,14 +83,12 @@ void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const Matri
     return;
   }
 
-  const QuantPanelFn quant_panel = QuantPanel(ops, w.dtype);
-  if (quant_panel == nullptr) {
-    // A block type with no SIMD kernel yet (Q5, IQ4 and the K-quants): the
-    // reference dot products, threaded over weight rows.
-    const reference::MatMulActivations a = reference::PrepareActivations(x, m, w);
-    pool.ParallelFor(w.rows, [&](int64_t begin, int64_t end) { reference::MatMulRows(a, w, begin, end, y); });
+  if (reference::ActivationType(w.dtype) == DType::kQ8_K) {
+    SuperBlockMatMul(ops, x, m, w, y, ctx);
     return;
   }
+  const QuantPanelFn quant_panel = QuantPanel(ops, w.dtype);
+  PAGODA_CHECK_MSG(quant_panel != nullptr, "MatMul: no SIMD kernel for this weight type");
   PAGODA_CHECK_MSG(w.cols % kQuantBlock == 0, "MatMul: quantized rows need a multiple of 32 columns");
   const int64_t nb = w.cols / kQuantBlock;
 

@@ -1,8 +1,9 @@
 // The shared driver of the SIMD MatMul kernels and the interface each ISA's
 // translation unit implements.
 //
-// Per call the driver quantizes every x row once, then splits the weight rows
-// into panels of panel_rows over the pool. A panel kernel unpacks its panel of
+// Per call the driver quantizes every x row once (Q8_0/Q8_1, or Q8_K for the
+// super-block types), then splits the weight rows into panels of panel_rows
+// over the pool. A panel kernel unpacks its panel of
 // weight rows into scratch once and then streams all m x rows past it, so
 // each weight byte is read from memory once per call however large m is.
 //
@@ -44,6 +45,11 @@ using QuantizeRowsFn = void (*)(const float* x, int64_t row_begin, int64_t row_e
 // scratch holds nb * scratch_bytes_per_block bytes, 64-byte aligned.
 using QuantPanelFn = void (*)(const QuantizedRows& x, const MatrixView& w, int64_t row_begin,
                               int64_t row_end, void* scratch, float* y);
+// The same for the super-block weight types, with Q8_K activations (x[i]
+// holds w.cols / 256 blocks); scratch holds w.cols / 256 *
+// k_scratch_bytes_per_super_block bytes, 64-byte aligned.
+using KPanelFn = void (*)(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin,
+                          int64_t row_end, void* scratch, float* y);
 using FloatPanelFn = void (*)(const float* x, int64_t m, const MatrixView& w, int64_t row_begin,
                               int64_t row_end, float* y);
 
@@ -54,6 +60,11 @@ struct SimdMatMulOps {
   QuantPanelFn q4_0;
   QuantPanelFn q4_1;
   QuantPanelFn q8_0;
+  QuantPanelFn q5_0;
+  QuantPanelFn q5_1;
+  QuantPanelFn iq4_nl;
+  int64_t k_scratch_bytes_per_super_block;
+  KPanelFn k;  // Q2_K..Q6_K and IQ4_XS
   FloatPanelFn f32;
   FloatPanelFn f16;
   FloatPanelFn bf16;

@@ -12,6 +12,8 @@ namespace pagoda::kernels::cpu::avx2 {
 constexpr int kPanelRows = 8;
 // Largest packed block: Q8_0 keeps |w| and w, 8 vectors of 32 bytes each, plus 8 scales.
 constexpr int64_t kScratchBytesPerBlock = 16 * 32 + 8 * 4;
+// A panel of unpacked super-blocks (k_decode_avx2.h), per super-block of a row.
+constexpr int64_t kKScratchBytesPerSuperBlock = kPanelRows * 896;
 
 void QuantizeRows(const float* x, int64_t row_begin, int64_t row_end, const QuantizedRows& out);
 
@@ -21,6 +23,16 @@ void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
                 void* scratch, float* y);
 void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y);
+
+void PanelsQ5_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                  void* scratch, float* y);
+// The super-block types (Q2_K..Q6_K, IQ4_XS), any of them.
+void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
+             void* scratch, float* y);
 
 void PanelsF32(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
                float* y);

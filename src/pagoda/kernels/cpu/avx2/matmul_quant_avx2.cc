@@ -9,11 +9,12 @@
 
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx2/avx2_util.h"
+#include "pagoda/kernels/cpu/reference/iq4_values.h"
 
 namespace pagoda::kernels::cpu::avx2 {
 namespace {
 
-enum class Kind { kQ4_0, kQ4_1, kQ8_0 };
+enum class Kind { kQ4_0, kQ4_1, kQ8_0, kQ5_0, kQ5_1, kIQ4_NL };
 
 template <Kind K>
 struct Layout;
@@ -32,13 +33,35 @@ struct Layout<Kind::kQ8_0> {
   static constexpr int kBlockBytes = 34;  // d, 32 signed bytes
   static constexpr int kQsOffset = 2;
 };
+template <>
+struct Layout<Kind::kQ5_0> {
+  static constexpr int kBlockBytes = 22;  // d, 32 high bits, 16 nibble bytes
+  static constexpr int kQhOffset = 2;
+  static constexpr int kQsOffset = 6;
+};
+template <>
+struct Layout<Kind::kQ5_1> {
+  static constexpr int kBlockBytes = 24;  // d, m, 32 high bits, 16 nibble bytes
+  static constexpr int kQhOffset = 4;
+  static constexpr int kQsOffset = 8;
+};
+template <>
+struct Layout<Kind::kIQ4_NL> {
+  static constexpr int kBlockBytes = 18;  // d, 16 bytes of table indices
+  static constexpr int kQsOffset = 2;
+};
 
-// Packed block: kVectors weight vectors, then the 8 scales, then (Q4_1) the 8 minimums.
-// Q8_0 packs |w| in vectors 0-7 and w (for its sign) in vectors 8-15.
 template <Kind K>
-constexpr int kVectors = K == Kind::kQ8_0 ? 16 : 8;
+constexpr bool kHasMinimum = K == Kind::kQ4_1 || K == Kind::kQ5_1;
+// Signed weights are packed as |w| (vectors 0-7) and w (8-15) for maddubs.
 template <Kind K>
-constexpr int kPackedBytes = kVectors<K> * 32 + (K == Kind::kQ4_1 ? 64 : 32);
+constexpr bool kSigned = K == Kind::kQ8_0 || K == Kind::kIQ4_NL;
+
+// Packed block: kVectors weight vectors, then the 8 scales, then (Q4_1, Q5_1) the 8 minimums.
+template <Kind K>
+constexpr int kVectors = kSigned<K> ? 16 : 8;
+template <Kind K>
+constexpr int kPackedBytes = kVectors<K> * 32 + (kHasMinimum<K> ? 64 : 32);
 static_assert(kPackedBytes<Kind::kQ8_0> <= kScratchBytesPerBlock);
 static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
 
@@ -85,6 +108,17 @@ inline void GatherScales(const uint8_t* const row[8], int64_t offset, __m256* d,
   *m = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
 }
 
+// The fifth bits of elements [first, first + 4) of every lane's block, as
+// 0x10 in the byte of each element whose bit is set.
+inline __m256i FifthBits(__m256i qh, int first) {
+  const __m256i four = _mm256_and_si256(_mm256_srl_epi32(qh, _mm_cvtsi32_si128(first)), _mm256_set1_epi32(0xf));
+  // Multiplying by 1 + 2^7 + 2^14 + 2^21 moves bit k to bit 8k; the other
+  // copies land on bits that are not a multiple of 8, which the mask clears.
+  const __m256i spread = _mm256_and_si256(_mm256_mullo_epi32(four, _mm256_set1_epi32(0x00204081)),
+                                          _mm256_set1_epi32(0x01010101));
+  return _mm256_slli_epi32(spread, 4);
+}
+
 template <Kind K>
 void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* packed) {
   using L = Layout<K>;
@@ -93,6 +127,8 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
   // Lanes past the last row repeat it; their results are never stored.
   for (int r = 0; r < 8; ++r) row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
   const __m256i low4 = _mm256_set1_epi8(0x0f);
+  const __m256i iq4_table = _mm256_broadcastsi128_si256(
+      _mm_loadu_si128(reinterpret_cast<const __m128i*>(reference::kIq4Values)));
   for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
     const int64_t block = b * L::kBlockBytes;
     auto* vec = reinterpret_cast<__m256i*>(packed);
@@ -110,26 +146,48 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
         _mm256_store_si256(vec + 12 + t, o[t]);
       }
     } else {
-      // Low nibbles are elements 0-15, high nibbles 16-31.
+      // Low nibbles are elements 0-15, high nibbles 16-31: vector t holds
+      // elements 4t .. 4t+3 of every lane's block.
+      __m256i nibble[8];
       for (int t = 0; t < 4; ++t) {
-        _mm256_store_si256(vec + t, _mm256_and_si256(o[t], low4));
-        _mm256_store_si256(vec + 4 + t, _mm256_and_si256(_mm256_srli_epi16(o[t], 4), low4));
+        nibble[t] = _mm256_and_si256(o[t], low4);
+        nibble[4 + t] = _mm256_and_si256(_mm256_srli_epi16(o[t], 4), low4);
+      }
+      if constexpr (K == Kind::kQ5_0 || K == Kind::kQ5_1) {
+        __m256i qh[4];
+        GatherDwords(row, block + L::kQhOffset, qh);  // qh[0]: each lane's 32 fifth bits
+        for (int t = 0; t < 8; ++t) nibble[t] = _mm256_or_si256(nibble[t], FifthBits(qh[0], 4 * t));
+      }
+      for (int t = 0; t < 8; ++t) {
+        if constexpr (K == Kind::kIQ4_NL) {
+          const __m256i value = _mm256_shuffle_epi8(iq4_table, nibble[t]);
+          _mm256_store_si256(vec + t, _mm256_abs_epi8(value));
+          _mm256_store_si256(vec + 8 + t, value);
+        } else {
+          _mm256_store_si256(vec + t, nibble[t]);
+        }
       }
     }
     __m256 d;
     __m256 m;
     GatherScales(row, block, &d, &m);
     _mm256_store_ps(scales, d);
-    if constexpr (K == Kind::kQ4_1) _mm256_store_ps(scales + 8, m);
+    if constexpr (kHasMinimum<K>) _mm256_store_ps(scales + 8, m);
   }
 }
 
-// Q4_0: R x rows against one packed panel. Per lane and block this is exactly
-// the reference's float update, on the exact integer block sum.
+// Q4_0, Q5_0, Q5_1 and IQ4_NL: R x rows against one packed panel. Per lane
+// and block this is exactly the reference's float update, on the exact
+// integer block sum.
 template <Kind K, int R>
 void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
           int64_t ldy, int rows) {
-  static_assert(K == Kind::kQ4_0);
+  static_assert(K == Kind::kQ4_0 || K == Kind::kQ5_0 || K == Kind::kQ5_1 || K == Kind::kIQ4_NL);
+  // Weights stored as unsigned n stand for n - kOffset.
+  constexpr int kOffset = K == Kind::kQ4_0 ? 8 : K == Kind::kQ5_0 ? 16 : 0;
+  // maddubs pairs add up in 16 bits for this many steps without overflow:
+  // 8 x 2 x 15 x 127 (Q4) and 4 x 2 x 31 x 127 (Q5); IQ4_NL's |w| <= 127 allows one.
+  constexpr int kSteps16 = K == Kind::kQ4_0 ? 8 : kSigned<K> ? 1 : 4;
   const __m256i ones = _mm256_set1_epi16(1);
   __m256 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
@@ -138,25 +196,30 @@ void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb,
     const auto* scales = reinterpret_cast<const float*>(packed + kVectors<K> * 32);
     const __m256 dw = _mm256_load_ps(scales);
     __m256i sumi[R];
-    {
-      // 16-bit partial sums cannot overflow: 8 steps of at most 2 * 15 * 127.
+    for (int r = 0; r < R; ++r) sumi[r] = _mm256_setzero_si256();
+    for (int t0 = 0; t0 < 8; t0 += kSteps16) {
       __m256i s16[R];
       for (int r = 0; r < R; ++r) s16[r] = _mm256_setzero_si256();
-      for (int t = 0; t < 8; ++t) {
+      for (int t = t0; t < t0 + kSteps16; ++t) {
         const __m256i wt = _mm256_load_si256(vec + t);
         for (int r = 0; r < R; ++r) {
-          const __m256i xb = Broadcast32(x.qs + (i0 + r) * x.k + b * 32 + 4 * t);
+          __m256i xb = Broadcast32(x.qs + (i0 + r) * x.k + b * 32 + 4 * t);
+          if constexpr (kSigned<K>) xb = _mm256_sign_epi8(xb, _mm256_load_si256(vec + 8 + t));
           s16[r] = _mm256_add_epi16(s16[r], _mm256_maddubs_epi16(wt, xb));
         }
       }
-      for (int r = 0; r < R; ++r) sumi[r] = _mm256_madd_epi16(s16[r], ones);
+      for (int r = 0; r < R; ++r) sumi[r] = _mm256_add_epi32(sumi[r], _mm256_madd_epi16(s16[r], ones));
     }
     for (int r = 0; r < R; ++r) {
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m256 dx = _mm256_set1_ps(x.d[xb]);
-      // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
-      const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(8 * x.sum[xb]));
-      acc[r] = _mm256_add_ps(acc[r], _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), dw), dx));
+      // sum((n - offset) * q) = sum(n * q) - offset * sum(q)
+      const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(kOffset * x.sum[xb]));
+      __m256 term = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), dw), dx);
+      if constexpr (kHasMinimum<K>) {
+        term = _mm256_add_ps(term, _mm256_mul_ps(_mm256_load_ps(scales + 8), _mm256_set1_ps(x.s[xb])));
+      }
+      acc[r] = _mm256_add_ps(acc[r], term);
     }
   }
   for (int r = 0; r < R; ++r) {
@@ -224,7 +287,7 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
     PackPanel<K>(w, j0, rows, nb, packed);
-    if constexpr (K != Kind::kQ4_0) {
+    if constexpr (K == Kind::kQ4_1 || K == Kind::kQ8_0) {
       for (int64_t i = 0; i < x.m; ++i) GgmlTile<K>(packed, x, i, nb, y + j0, w.rows, rows);
     } else {
       int64_t i = 0;
@@ -252,6 +315,18 @@ void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
 void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y) {
   Panels<Kind::kQ8_0>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ5_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ5_0>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ5_1>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                  void* scratch, float* y) {
+  Panels<Kind::kIQ4_NL>(x, w, row_begin, row_end, scratch, y);
 }
 
 }  // namespace pagoda::kernels::cpu::avx2
