@@ -4,6 +4,8 @@
 
 #include <immintrin.h>
 
+#include <cstring>
+
 #include "pagoda/kernels/cpu/avx2/avx2_util.h"
 #include "pagoda/kernels/cpu/reference/iq4_values.h"
 
@@ -53,16 +55,32 @@ void SetHeader(uint16_t d, uint16_t dmin, UnpackedK& out) {
   out.signs = 0;
 }
 
-void ScaleMinK4(const uint8_t* packed, int32_t* scale, int32_t* min) {
-  for (int j = 0; j < 8; ++j) {
-    if (j < 4) {
-      scale[j] = packed[j] & 63;
-      min[j] = packed[j + 4] & 63;
-    } else {
-      scale[j] = (packed[j + 4] & 0x0f) | ((packed[j - 4] >> 6) << 4);
-      min[j] = (packed[j + 4] >> 4) | ((packed[j] >> 6) << 4);
-    }
-  }
+// Q4_K/Q5_K's 12 bytes of six-bit scales and minimums (see
+// reference/k_block_decode.cc) rearranged with word masks into 8 scale
+// bytes then 8 minimum bytes: the low 6 bits of bytes 0-3 and 4-7 are
+// sub-blocks 0-3; sub-blocks 4-7 take the nibbles of bytes 8-11 with the
+// top 2 bits of bytes 0-3 (scales) and 4-7 (minimums) above them.
+void ScaleMinK4(const uint8_t* packed, uint8_t out[16]) {
+  uint32_t w[3];
+  std::memcpy(w, packed, sizeof(w));
+  constexpr uint32_t kLow6 = 0x3f3f3f3f, kLow4 = 0x0f0f0f0f, kLow2 = 0x03030303;
+  const uint32_t words[4] = {
+      w[0] & kLow6,
+      (w[2] & kLow4) | (((w[0] >> 6) & kLow2) << 4),
+      w[1] & kLow6,
+      ((w[2] >> 4) & kLow4) | (((w[1] >> 6) & kLow2) << 4),
+  };
+  std::memcpy(out, words, sizeof(words));
+}
+
+// SetScales for the 32-element sub-blocks of Q4_K and Q5_K (no bias), from bytes.
+void SetScalesK4(const uint8_t scale_min[16], UnpackedK& out) {
+  auto* sc = reinterpret_cast<__m256i*>(out.sc);
+  for (int v = 0; v < 8; ++v) Store(sc + v, _mm256_set1_epi16(scale_min[v]));
+  Store(out.gcorr, _mm256_setzero_si256());
+  // Each minimum serves two 16-element groups.
+  const __m128i min = _mm_cvtepu8_epi16(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(scale_min + 8)));
+  Store(out.gmin, _mm256_set_m128i(_mm_unpackhi_epi16(min, min), _mm_unpacklo_epi16(min, min)));
 }
 
 void Unpack(const BlockQ2_K& b, UnpackedK& out) {
@@ -101,9 +119,9 @@ void Unpack(const BlockQ3_K& b, UnpackedK& out) {
 template <typename Block>
 void UnpackQ4Q5K(const Block& b, const uint8_t* qh, UnpackedK& out) {
   SetHeader(b.d, b.dmin, out);
-  int32_t scale[8], min[8];
-  ScaleMinK4(b.scales, scale, min);
-  SetScales<32>(scale, min, 0, out);
+  uint8_t scale_min[16];
+  ScaleMinK4(b.scales, scale_min);
+  SetScalesK4(scale_min, out);
   const __m256i high = qh == nullptr ? _mm256_setzero_si256() : Load(qh);
   for (int s = 0; s < 8; ++s) {
     __m256i v = Nibble(Load(b.qs + 32 * (s / 2)), s % 2);

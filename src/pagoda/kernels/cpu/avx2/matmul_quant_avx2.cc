@@ -108,15 +108,15 @@ inline void GatherScales(const uint8_t* const row[8], int64_t offset, __m256* d,
   *m = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
 }
 
-// The fifth bits of elements [first, first + 4) of every lane's block, as
-// 0x10 in the byte of each element whose bit is set.
-inline __m256i FifthBits(__m256i qh, int first) {
-  const __m256i four = _mm256_and_si256(_mm256_srl_epi32(qh, _mm_cvtsi32_si128(first)), _mm256_set1_epi32(0xf));
-  // Multiplying by 1 + 2^7 + 2^14 + 2^21 moves bit k to bit 8k; the other
-  // copies land on bits that are not a multiple of 8, which the mask clears.
-  const __m256i spread = _mm256_and_si256(_mm256_mullo_epi32(four, _mm256_set1_epi32(0x00204081)),
-                                          _mm256_set1_epi32(0x01010101));
-  return _mm256_slli_epi32(spread, 4);
+// The fifth bits of elements 4t .. 4t+3 of every lane's block, as 0x10 in
+// the byte of each element whose bit is set: byte t/2 of the lane's 32 bits
+// is copied to its 4 bytes, and byte k keeps bit 4(t%2)+k.
+inline __m256i FifthBits(__m256i qh, int t) {
+  const __m256i lane_bytes = _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
+                                              0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
+  const __m256i copied = _mm256_shuffle_epi8(qh, _mm256_add_epi8(lane_bytes, _mm256_set1_epi8(static_cast<char>(t / 2))));
+  const __m256i bit = _mm256_set1_epi32(t % 2 ? static_cast<int>(0x80402010u) : 0x08040201);
+  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(copied, bit), bit), _mm256_set1_epi8(0x10));
 }
 
 template <Kind K>
@@ -156,7 +156,7 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
       if constexpr (K == Kind::kQ5_0 || K == Kind::kQ5_1) {
         __m256i qh[4];
         GatherDwords(row, block + L::kQhOffset, qh);  // qh[0]: each lane's 32 fifth bits
-        for (int t = 0; t < 8; ++t) nibble[t] = _mm256_or_si256(nibble[t], FifthBits(qh[0], 4 * t));
+        for (int t = 0; t < 8; ++t) nibble[t] = _mm256_or_si256(nibble[t], FifthBits(qh[0], t));
       }
       for (int t = 0; t < 8; ++t) {
         if constexpr (K == Kind::kIQ4_NL) {
