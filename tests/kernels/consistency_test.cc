@@ -128,7 +128,7 @@ TEST_P(ConsistencyTest, RopeNorm) {
   const int32_t positions[kRows] = {0, 17, 511};
   std::vector<float> want = RandomFloats(kN, 5, -8.0f, 8.0f), got = want;
   ref::RopeNorm(want.data(), positions, kRows, 9, 64, 100000.0f);
-  set().rope_norm(got.data(), positions, kRows, 9, 64, 100000.0f);
+  set().rope_norm(got.data(), positions, kRows, 9, 64, 100000.0f, nullptr);
   EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kRopeNormMaxUlp);
 }
 

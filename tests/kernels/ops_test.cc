@@ -68,6 +68,32 @@ TEST(RopeNormTest, RotatesAdjacentPairsByPositionTimesFrequency) {
   EXPECT_EQ(0, std::memcmp(x.data(), x0.data(), heads * head_dim * sizeof(float)));
 }
 
+TEST(RopeNormTest, FrequencyFactorsDivideEachPairsAngle) {
+  const int64_t head_dim = 8;
+  const float base = 500000.0f;
+  const float factors[4] = {1.0f, 2.5f, 8.0f, 32.0f};  // Llama 3.1's rope_freqs: low frequencies slowed
+  const int32_t positions[2] = {3, 1000};
+  const std::vector<float> x0 = RandomFloats(2 * head_dim, 9);
+  std::vector<float> x = x0;
+  ref::RopeNorm(x.data(), positions, 2, 1, head_dim, base, factors);
+  for (int64_t t = 0; t < 2; ++t) {
+    for (int64_t i = 0; i < head_dim / 2; ++i) {
+      const double angle = positions[t] * std::pow(double{base}, -2.0 * i / head_dim) / factors[i];
+      const size_t e = static_cast<size_t>(t * head_dim + 2 * i);
+      const double a = x0[e], b = x0[e + 1];
+      const double tol = 1e-6 + 4e-7 * positions[t] * (i + 1);
+      EXPECT_NEAR(x[e], a * std::cos(angle) - b * std::sin(angle), tol) << t << "," << i;
+      EXPECT_NEAR(x[e + 1], a * std::sin(angle) + b * std::cos(angle), tol) << t << "," << i;
+    }
+  }
+  // Factors of 1 are no scaling, bit for bit.
+  const float ones[4] = {1.0f, 1.0f, 1.0f, 1.0f};
+  std::vector<float> plain = x0, scaled = x0;
+  ref::RopeNorm(plain.data(), positions, 2, 1, head_dim, base);
+  ref::RopeNorm(scaled.data(), positions, 2, 1, head_dim, base, ones);
+  EXPECT_EQ(0, std::memcmp(plain.data(), scaled.data(), plain.size() * sizeof(float)));
+}
+
 TEST(RopeNormTest, QuarterTurn) {
   // Pair 0 turns by exactly p radians; p = 1 with a known vector.
   float x[4] = {1.0f, 0.0f, 0.0f, 1.0f};

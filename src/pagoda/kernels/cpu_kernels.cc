@@ -20,8 +20,8 @@ void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t r
 }
 
 void RopeNorm(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads,
-              int64_t head_dim, float freq_base) {
-  ctx.kernels().rope_norm(x, positions, tokens, heads, head_dim, freq_base);
+              int64_t head_dim, float freq_base, const float* freq_factors) {
+  ctx.kernels().rope_norm(x, positions, tokens, heads, head_dim, freq_base, freq_factors);
 }
 
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {

@@ -63,9 +63,11 @@ void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t
 void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 
 // GGML's "normal" RoPE in place on x [tokens][heads][head_dim]: the pair
-// (x[2i], x[2i+1]) of a token at position p turns by p * freq_base^(-2i/head_dim).
+// (x[2i], x[2i+1]) of a token at position p turns by p * freq_base^(-2i/head_dim),
+// divided by freq_factors[i] when given (head_dim / 2 of them: Llama 3.1's
+// rope_freqs.weight, which slows the low frequencies for long contexts).
 void RopeNorm(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-              float freq_base);
+              float freq_base, const float* freq_factors = nullptr);
 
 // out = silu(gate) * up, elementwise over n.
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out);

@@ -18,7 +18,7 @@ struct KernelSet {
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
   void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
   void (*rope_norm)(float* x, const int32_t* positions, int64_t tokens, int64_t heads,
-                    int64_t head_dim, float freq_base);
+                    int64_t head_dim, float freq_base, const float* freq_factors);
   void (*silu_mul)(const float* gate, const float* up, int64_t n, float* out);
   void (*add_in_place)(float* y, const float* x, int64_t n);
   void (*write_kv)(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,

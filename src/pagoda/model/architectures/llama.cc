@@ -36,6 +36,10 @@ class LlamaModel final : public Model {
     WeightLoader w(*file_);
     PAGODA_ASSIGN_OR_RETURN(token_embd_, w.Matrix("token_embd.weight", c.vocab_size, d));
     PAGODA_ASSIGN_OR_RETURN(output_norm_, w.F32Vector("output_norm.weight", d));
+    // Llama 3.1+ stores its RoPE scaling as one factor per rotated pair.
+    if (w.Has("rope_freqs.weight")) {
+      PAGODA_ASSIGN_OR_RETURN(rope_freqs_, w.F32Vector("rope_freqs.weight", c.head_dim / 2));
+    }
     // Models with tied embeddings (SmolLM2) have no separate output matrix.
     if (w.Has("output.weight")) {
       PAGODA_ASSIGN_OR_RETURN(output_, w.Matrix("output.weight", c.vocab_size, d));
@@ -95,8 +99,10 @@ class LlamaModel final : public Model {
       kernels::MatMul(ctx, xn_.data(), T, l.wq, q_.data());
       kernels::MatMul(ctx, xn_.data(), T, l.wk, k_.data());
       kernels::MatMul(ctx, xn_.data(), T, l.wv, v_.data());
-      kernels::RopeNorm(ctx, q_.data(), batch.positions.data(), T, c.num_heads, c.head_dim, c.rope_freq_base);
-      kernels::RopeNorm(ctx, k_.data(), batch.positions.data(), T, c.num_kv_heads, c.head_dim, c.rope_freq_base);
+      kernels::RopeNorm(ctx, q_.data(), batch.positions.data(), T, c.num_heads, c.head_dim, c.rope_freq_base,
+                        rope_freqs_);
+      kernels::RopeNorm(ctx, k_.data(), batch.positions.data(), T, c.num_kv_heads, c.head_dim, c.rope_freq_base,
+                        rope_freqs_);
       kernels::WriteKv(ctx, k_.data(), v_.data(), batch.slot_mapping.data(), T, kv_cache[il]);
       kernels::PagedAttention(ctx, q_.data(), c.num_heads, kv_cache[il], attn_batch, attn_scale, attn_.data());
 
@@ -140,6 +146,7 @@ class LlamaModel final : public Model {
   MatrixView token_embd_{};
   MatrixView output_{};
   const float* output_norm_ = nullptr;
+  const float* rope_freqs_ = nullptr;  // null: no RoPE scaling
   std::vector<LayerWeights> layers_;
   // Activations, reused across steps.
   std::vector<float> x_, xn_, q_, k_, v_, attn_, proj_, gate_, up_;

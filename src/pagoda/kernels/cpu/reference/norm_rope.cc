@@ -20,7 +20,7 @@ void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, flo
 }
 
 void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-              float freq_base) {
+              float freq_base, const float* freq_factors) {
   PAGODA_CHECK(head_dim % 2 == 0);
   const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(head_dim));
   for (int64_t t = 0; t < tokens; ++t) {
@@ -29,8 +29,10 @@ void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads,
     // one pow per pair; the two differ in the last bits.
     float theta = static_cast<float>(positions[t]);
     for (int64_t i = 0; i < head_dim; i += 2, theta *= theta_scale) {
-      const float c = std::cos(theta);
-      const float s = std::sin(theta);
+      // As ggml_rope_cache_init: the factor divides the angle.
+      const float angle = freq_factors != nullptr ? theta / freq_factors[i / 2] : theta;
+      const float c = std::cos(angle);
+      const float s = std::sin(angle);
       for (int64_t h = 0; h < heads; ++h) {
         float* pair = token + h * head_dim + i;
         const float x0 = pair[0];

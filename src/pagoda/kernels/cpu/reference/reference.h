@@ -21,7 +21,7 @@ void MatMul(const float* x, int64_t m, const MatrixView& w, float* y);
 void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
 void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-              float freq_base);
+              float freq_base, const float* freq_factors = nullptr);
 // out = GgmlSilu(gate) * up, as GGML's fused SWIGLU on AVX-512.
 void SiluMul(const float* gate, const float* up, int64_t n, float* out);
 void AddInPlace(float* y, const float* x, int64_t n);
