@@ -46,22 +46,8 @@ bool QuantizeHere(DType t, const float* x, int64_t nb, void* out) {
 }  // namespace
 
 bool CanQuantizeWeights(DType t) {
-  switch (t) {
-    case DType::kF32:
-    case DType::kF16:
-    case DType::kBF16:
-    case DType::kQ4_0:
-    case DType::kQ4_1:
-    case DType::kQ5_0:
-    case DType::kQ5_1:
-    case DType::kQ8_0:
-    case DType::kQ2_K:
-    case DType::kQ3_K:
-    case DType::kQ4_K:
-    case DType::kQ5_K:
-    case DType::kQ6_K: return true;
-    default: return false;
-  }
+  // Every storage type but IQ4_NL and IQ4_XS, which have no quantizer yet.
+  return IsKnownStorageDType(static_cast<uint32_t>(t)) && t != DType::kIQ4_NL && t != DType::kIQ4_XS;
 }
 
 bool CanQuantizeRowLength(DType t, int64_t n_per_row) {
