@@ -40,6 +40,15 @@ def test_tokenize_text_flag_and_special_tokens(pagoda_bin):
     assert 1 not in plain and len(plain) > 2
 
 
+def test_inspect_shows_the_kv_cache_bytes_per_token(pagoda_bin):
+    out = run(pagoda_bin, "inspect").stdout.decode()
+    meta = {k: int(v) for k, v in re.findall(r"(llama\.[a-z_.]+): u?int\d+ = (\d+)", out)}
+    head_dim = meta["llama.embedding_length"] // meta["llama.attention.head_count"]
+    # K and V for every layer and KV head, 2 bytes per f16 element (4 per f32).
+    per_element = 2 * meta["llama.block_count"] * meta["llama.attention.head_count_kv"] * head_dim
+    assert f"KV cache bytes per token: {2 * per_element} (f16), {4 * per_element} (f32)" in out
+
+
 def test_perplexity_within_one_percent_of_llama_cpp(pagoda_bin, fixtures):
     ref = json.loads((fixtures / "llama_cpp/perplexity.json").read_text())
     out = run(pagoda_bin, "perplexity", "--file", GPL3, "--ctx", "512", "--max-tokens", "4096")

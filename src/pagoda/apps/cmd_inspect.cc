@@ -1,11 +1,29 @@
-// `pagoda inspect MODEL.gguf`: the metadata and tensor table of a GGUF file.
+// `pagoda inspect MODEL.gguf`: the metadata and tensor table of a GGUF file,
+// and, for a model Pagoda runs, its KV cache bytes per token.
 #include <iostream>
 
 #include "pagoda/apps/commands.h"
+#include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/engine/model_files.h"
 #include "pagoda/formats/gguf/gguf_file.h"
 
 namespace pagoda::apps {
+namespace {
+
+// One line either way: the bytes at each KV cache dtype, or why the file
+// is not a model Pagoda runs (the summary above is still complete).
+void PrintKvCacheBytesPerToken(const std::string& path, std::ostream& out) {
+  StatusOr<LoadedModel> loaded = LoadModelFiles(path, /*with_weights=*/true);
+  if (!loaded.ok()) {
+    out << "KV cache bytes per token: unknown (" << loaded.status().message() << ")\n";
+    return;
+  }
+  const ModelConfig& model = loaded->model->config();
+  out << "KV cache bytes per token: " << KvCacheBytesFor(model, DType::kF16, 1, 1) << " (f16), "
+      << KvCacheBytesFor(model, DType::kF32, 1, 1) << " (f32)\n";
+}
+
+}  // namespace
 
 void RegisterInspect(CLI::App& app, Command& command) {
   auto* sub = app.add_subcommand("inspect", "Print the metadata and tensor table of a GGUF file");
@@ -13,8 +31,10 @@ void RegisterInspect(CLI::App& app, Command& command) {
   sub->add_option("model", *path, "GGUF file (default: the default model)");
   sub->callback([&command, path] {
     command = [path]() -> Status {
-      PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(ResolveModelPath(*path)));
+      const std::string resolved = ResolveModelPath(*path);
+      PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(resolved));
       gguf::PrintGgufSummary(*file, std::cout);
+      PrintKvCacheBytesPerToken(resolved, std::cout);
       return Status::Ok();
     };
   });
