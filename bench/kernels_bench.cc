@@ -111,9 +111,9 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
     ComputeContext ctx(set ? *set : cpu::BestKernelSet(), pool);
     for (auto _ : state) {
       if (set) {
-        set->paged_attention(q.data(), heads, cache, batch, 0.125f, out.data(), ctx);
+        set->paged_attention(q.data(), heads, cache, batch, {.scale = 0.125f}, out.data(), ctx);
       } else {
-        reference::PagedAttention(q.data(), heads, cache, batch, 0.125f, out.data());
+        reference::PagedAttention(q.data(), heads, cache, batch, {.scale = 0.125f}, out.data());
       }
       benchmark::DoNotOptimize(out.data());
     }

@@ -2,7 +2,9 @@
 // every SIMD set against the reference bit for bit, and row independence.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <string>
 #include <vector>
 
 #include "pagoda/kernels/compute_context.h"
@@ -26,23 +28,39 @@ PagedFixture Mixed(DType dtype, int64_t head_dim, uint32_t seed) {
                           /*q_lens=*/{1, 7, 5, 1}, /*seq_lens=*/{13, 7, 22, 1}, seed);
 }
 
-std::vector<float> RunReference(const PagedFixture& f, float scale) {
+std::vector<float> RunReference(const PagedFixture& f, const AttentionParams& params) {
   std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim), -7.0f);
-  reference::PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), scale, out.data());
+  reference::PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), params, out.data());
   return out;
 }
 
-std::vector<float> RunSet(const cpu::KernelSet& set, const PagedFixture& f, float scale, int threads) {
+std::vector<float> RunSet(const cpu::KernelSet& set, const PagedFixture& f, const AttentionParams& params,
+                          int threads) {
   ThreadPool pool(threads);
   ComputeContext ctx(set, pool);
   std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim), -7.0f);
-  set.paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), scale, out.data(), ctx);
+  set.paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), params, out.data(), ctx);
   return out;
 }
 
+// The variants a layer can ask for: plain, windowed (narrower than most of
+// the fixture's sequences, and not a multiple of its block size), soft-capped
+// (a cap near the scores' size, so it bends them), and both.
+std::vector<AttentionParams> Variants(float scale) {
+  return {{.scale = scale},
+          {.scale = scale, .sliding_window = 5},
+          {.scale = scale, .softcap = 0.75f},
+          {.scale = scale, .sliding_window = 9, .softcap = 0.5f}};
+}
+
+std::string Describe(const AttentionParams& p) {
+  return "window " + std::to_string(p.sliding_window) + " softcap " + std::to_string(p.softcap);
+}
+
 // Causal attention over the sequence's contiguous K/V (as stored: f16-rounded
-// for an F16 cache), in double.
-std::vector<double> NaiveAttention(const PagedFixture& f, float scale) {
+// for an F16 cache), in double: position pos sees (pos - window, pos], and
+// each scaled score s becomes cap * tanh(s / cap).
+std::vector<double> NaiveAttention(const PagedFixture& f, const AttentionParams& params) {
   const int64_t d = f.head_dim;
   const int64_t width = f.num_kv_heads * d;
   const int64_t group = f.num_heads / f.num_kv_heads;
@@ -55,19 +73,21 @@ std::vector<double> NaiveAttention(const PagedFixture& f, float scale) {
       for (int64_t h = 0; h < f.num_heads; ++h) {
         const float* q = f.q.data() + (row * f.num_heads + h) * d;
         const int64_t kvh = h / group;
-        std::vector<double> score(static_cast<size_t>(pos + 1));
+        const int64_t first = params.sliding_window > 0 ? std::max<int64_t>(0, pos + 1 - params.sliding_window) : 0;
+        std::vector<double> score(static_cast<size_t>(pos + 1), 0.0);
         double mx = -INFINITY;
-        for (int64_t p = 0; p <= pos; ++p) {
+        for (int64_t p = first; p <= pos; ++p) {
           double dot = 0.0;
           for (int64_t e = 0; e < d; ++e) dot += double{q[e]} * stored(f.k_values[s][p * width + kvh * d + e]);
-          score[p] = dot * scale;
+          score[p] = dot * params.scale;
+          if (params.softcap > 0.0f) score[p] = params.softcap * std::tanh(score[p] / params.softcap);
           mx = std::max(mx, score[p]);
         }
         double total = 0.0;
-        for (double& sc : score) total += (sc = std::exp(sc - mx));
+        for (int64_t p = first; p <= pos; ++p) total += (score[p] = std::exp(score[p] - mx));
         for (int64_t e = 0; e < d; ++e) {
           double acc = 0.0;
-          for (int64_t p = 0; p <= pos; ++p) acc += score[p] * stored(f.v_values[s][p * width + kvh * d + e]);
+          for (int64_t p = first; p <= pos; ++p) acc += score[p] * stored(f.v_values[s][p * width + kvh * d + e]);
           out[(row * f.num_heads + h) * d + e] = acc / total;
         }
       }
@@ -80,11 +100,13 @@ TEST(ReferenceAttentionTest, MatchesNaiveContiguousAttention) {
   for (DType dtype : {DType::kF32, DType::kF16}) {
     for (int64_t head_dim : {64, 20}) {
       const PagedFixture f = Mixed(dtype, head_dim, 5);
-      const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-      const std::vector<float> got = RunReference(f, scale);
-      const std::vector<double> want = NaiveAttention(f, scale);
-      for (size_t e = 0; e < want.size(); ++e) {
-        ASSERT_NEAR(got[e], want[e], 2e-5) << DTypeName(dtype) << " head_dim " << head_dim << " at " << e;
+      for (const AttentionParams& params : Variants(1.0f / std::sqrt(static_cast<float>(head_dim)))) {
+        const std::vector<float> got = RunReference(f, params);
+        const std::vector<double> want = NaiveAttention(f, params);
+        for (size_t e = 0; e < want.size(); ++e) {
+          ASSERT_NEAR(got[e], want[e], 2e-5)
+              << DTypeName(dtype) << " head_dim " << head_dim << " " << Describe(params) << " at " << e;
+        }
       }
     }
   }
@@ -93,7 +115,7 @@ TEST(ReferenceAttentionTest, MatchesNaiveContiguousAttention) {
 TEST(ReferenceAttentionTest, SinglePositionReturnsItsValue) {
   // With one position the softmax weight is exactly 1.
   const PagedFixture f = MakePagedFixture(DType::kF32, 2, 1, 16, 8, {1}, {1}, 3);
-  const std::vector<float> got = RunReference(f, 0.25f);
+  const std::vector<float> got = RunReference(f, {.scale = 0.25f});
   for (int64_t h = 0; h < 2; ++h) {
     for (int64_t e = 0; e < 16; ++e) EXPECT_EQ(got[h * 16 + e], f.v_values[0][e]);
   }
@@ -103,13 +125,15 @@ TEST(FastAttentionTest, EverySetMatchesReferenceBitForBit) {
   for (DType dtype : {DType::kF32, DType::kF16}) {
     for (int64_t head_dim : {64, 20, 72, 8, 160}) {
       const PagedFixture f = Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim));
-      const float scale = 1.0f / std::sqrt(static_cast<float>(head_dim));
-      const std::vector<float> want = RunReference(f, scale);
-      for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
-        for (int threads : {1, 2, 3}) {
-          const std::vector<float> got = RunSet(*set, f, scale, threads);
-          ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
-              << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " threads " << threads;
+      for (const AttentionParams& params : Variants(1.0f / std::sqrt(static_cast<float>(head_dim)))) {
+        const std::vector<float> want = RunReference(f, params);
+        for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+          for (int threads : {1, 2, 3}) {
+            const std::vector<float> got = RunSet(*set, f, params, threads);
+            ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
+                << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " threads " << threads
+                << " " << Describe(params);
+          }
         }
       }
     }
@@ -118,9 +142,32 @@ TEST(FastAttentionTest, EverySetMatchesReferenceBitForBit) {
 
 TEST(FastAttentionTest, LongDecodeContext) {
   const PagedFixture f = MakePagedFixture(DType::kF16, 9, 3, 64, 16, {1, 1}, {512, 300}, 17);
-  const std::vector<float> want = RunReference(f, 0.125f);
+  for (const AttentionParams& params : {AttentionParams{.scale = 0.125f},
+                                        AttentionParams{.scale = 0.125f, .sliding_window = 100, .softcap = 1.0f}}) {
+    const std::vector<float> want = RunReference(f, params);
+    for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+      const std::vector<float> got = RunSet(*set, f, params, 2);
+      ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
+          << set->name << " " << Describe(params);
+    }
+  }
+}
+
+// A windowed layer reads only the blocks that hold positions inside some
+// query's window: the others may already be back in the pool, so their
+// table entries may be anything.
+TEST(FastAttentionTest, SlidingWindowReadsOnlyBlocksInsideIt) {
+  const PagedFixture f = MakePagedFixture(DType::kF16, 4, 2, 64, 4, {1, 3}, {40, 30}, 29);
+  const AttentionParams params{.scale = 0.125f, .sliding_window = 10};
+  const std::vector<float> want = RunReference(f, params);
+  PagedFixture stale = f;
+  const int32_t first_rows[2] = {39, 27};  // each sequence's first query position
+  for (int s = 0; s < 2; ++s) {
+    const int64_t first_visible_block = (first_rows[s] + 1 - params.sliding_window) / f.cache.block_size;
+    for (int64_t b = 0; b < first_visible_block; ++b) stale.block_tables[s * f.max_blocks_per_seq + b] = -1;
+  }
   for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
-    const std::vector<float> got = RunSet(*set, f, 0.125f, 2);
+    const std::vector<float> got = RunSet(*set, stale, params, 2);
     ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1) << set->name;
   }
 }
@@ -130,7 +177,7 @@ TEST(FastAttentionTest, SequenceAloneEqualsSequenceInBatch) {
   const PagedFixture f = Mixed(DType::kF32, 64, 23);
   const int64_t width = f.num_heads * f.head_dim;
   for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
-    const std::vector<float> all = RunSet(*set, f, 0.125f, 2);
+    const std::vector<float> all = RunSet(*set, f, {.scale = 0.125f}, 2);
     for (size_t s = 0; s < f.q_lens.size(); ++s) {
       const int32_t qsl[2] = {0, f.q_lens[s]};
       const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
@@ -138,8 +185,8 @@ TEST(FastAttentionTest, SequenceAloneEqualsSequenceInBatch) {
       ThreadPool pool(1);
       ComputeContext ctx(*set, pool);
       std::vector<float> out(static_cast<size_t>(f.q_lens[s] * width));
-      set->paged_attention(f.q.data() + f.query_start_loc[s] * width, f.num_heads, f.cache, alone, 0.125f,
-                           out.data(), ctx);
+      set->paged_attention(f.q.data() + f.query_start_loc[s] * width, f.num_heads, f.cache, alone,
+                           {.scale = 0.125f}, out.data(), ctx);
       ASSERT_EQ(FirstBitDifference(out.data(), all.data() + f.query_start_loc[s] * width,
                                    static_cast<int64_t>(out.size())),
                 -1)
@@ -154,7 +201,7 @@ TEST(AttentionDeathTest, RejectsBlockIdsOutsideTheArena) {
   std::vector<float> out(static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim));
   ThreadPool pool(1);
   ComputeContext ctx(cpu::BestKernelSet(), pool);
-  EXPECT_DEATH(PagedAttention(ctx, f.q.data(), f.num_heads, f.cache, f.batch(), 1.0f, out.data()),
+  EXPECT_DEATH(PagedAttention(ctx, f.q.data(), f.num_heads, f.cache, f.batch(), {.scale = 1.0f}, out.data()),
                "block id out of range");
 }
 

@@ -36,7 +36,7 @@ constexpr int64_t kEmbeddingLookupMaxUlp = 0;  // a dequantization: exact in any
 constexpr int64_t kRmsNormMaxUlp = 0;
 constexpr int64_t kSiluMulMaxUlp = 0;
 constexpr int64_t kAddInPlaceMaxUlp = 0;  // one rounding per element: exact in any order
-constexpr int64_t kRopeNormMaxUlp = 0;
+constexpr int64_t kRopeMaxUlp = 0;
 // The row reductions: the same source built per instruction set, every term
 // and partial sum in a fixed order; the maximum, the sums and every exp
 // term are compared bit for bit.
@@ -73,10 +73,13 @@ TEST_P(ConsistencyTest, PagedAttention) {
         testing::MakePagedFixture(t, 9, 3, 64, 16, {1, 6}, {40, 6}, 3);
     const size_t n = static_cast<size_t>(f.tokens() * f.num_heads * f.head_dim);
     std::vector<float> want(n), got(n);
-    ref::PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), 0.125f, want.data());
-    set().paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), 0.125f, got.data(), ctx_);
-    EXPECT_LE(MaxUlpDistance(got.data(), want.data(), static_cast<int64_t>(n)), kPagedAttentionMaxUlp)
-        << DTypeName(t);
+    for (const AttentionParams& params : {AttentionParams{.scale = 0.125f},
+                                          AttentionParams{.scale = 0.125f, .sliding_window = 7, .softcap = 0.6f}}) {
+      ref::PagedAttention(f.q.data(), f.num_heads, f.cache, f.batch(), params, want.data());
+      set().paged_attention(f.q.data(), f.num_heads, f.cache, f.batch(), params, got.data(), ctx_);
+      EXPECT_LE(MaxUlpDistance(got.data(), want.data(), static_cast<int64_t>(n)), kPagedAttentionMaxUlp)
+          << DTypeName(t) << " window " << params.sliding_window;
+    }
   }
 }
 
@@ -123,13 +126,15 @@ TEST_P(ConsistencyTest, AddInPlace) {
   EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kAddInPlaceMaxUlp);
 }
 
-TEST_P(ConsistencyTest, RopeNorm) {
-  SKIP_IF_REFERENCE(rope_norm, ref::RopeNorm);
+TEST_P(ConsistencyTest, Rope) {
+  SKIP_IF_REFERENCE(rope, ref::Rope);
   const int32_t positions[kRows] = {0, 17, 511};
-  std::vector<float> want = RandomFloats(kN, 5, -8.0f, 8.0f), got = want;
-  ref::RopeNorm(want.data(), positions, kRows, 9, 64, 100000.0f);
-  set().rope_norm(got.data(), positions, kRows, 9, 64, 100000.0f, nullptr);
-  EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kRopeNormMaxUlp);
+  for (RopeStyle style : {RopeStyle::kNorm, RopeStyle::kNeox}) {
+    std::vector<float> want = RandomFloats(kN, 5, -8.0f, 8.0f), got = want;
+    ref::Rope(want.data(), positions, kRows, 9, 64, {.style = style, .freq_base = 100000.0f});
+    set().rope(got.data(), positions, kRows, 9, 64, {.style = style, .freq_base = 100000.0f});
+    EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kRopeMaxUlp);
+  }
 }
 
 TEST_P(ConsistencyTest, WriteKv) {

@@ -2,6 +2,7 @@
 // exact expectations, through the public entry points where they coincide.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -43,14 +44,14 @@ TEST(RmsNormTest, EpsilonGuardsAZeroRow) {
   for (float v : y) EXPECT_EQ(v, 0.0f);
 }
 
-TEST(RopeNormTest, RotatesAdjacentPairsByPositionTimesFrequency) {
+TEST(RopeTest, NormalStyleRotatesAdjacentPairsByPositionTimesFrequency) {
   const int64_t heads = 2;
   const int64_t head_dim = 8;
   const float base = 10000.0f;
   const int32_t positions[3] = {0, 1, 37};
   const std::vector<float> x0 = RandomFloats(3 * heads * head_dim, 4);
   std::vector<float> x = x0;
-  ref::RopeNorm(x.data(), positions, 3, heads, head_dim, base);
+  ref::Rope(x.data(), positions, 3, heads, head_dim, {.freq_base = base});
   for (int64_t t = 0; t < 3; ++t) {
     for (int64_t h = 0; h < heads; ++h) {
       for (int64_t i = 0; i < head_dim / 2; ++i) {
@@ -68,14 +69,14 @@ TEST(RopeNormTest, RotatesAdjacentPairsByPositionTimesFrequency) {
   EXPECT_EQ(0, std::memcmp(x.data(), x0.data(), heads * head_dim * sizeof(float)));
 }
 
-TEST(RopeNormTest, FrequencyFactorsDivideEachPairsAngle) {
+TEST(RopeTest, FrequencyFactorsDivideEachPairsAngle) {
   const int64_t head_dim = 8;
   const float base = 500000.0f;
   const float factors[4] = {1.0f, 2.5f, 8.0f, 32.0f};  // Llama 3.1's rope_freqs: low frequencies slowed
   const int32_t positions[2] = {3, 1000};
   const std::vector<float> x0 = RandomFloats(2 * head_dim, 9);
   std::vector<float> x = x0;
-  ref::RopeNorm(x.data(), positions, 2, 1, head_dim, base, factors);
+  ref::Rope(x.data(), positions, 2, 1, head_dim, {.freq_base = base, .freq_factors = factors});
   for (int64_t t = 0; t < 2; ++t) {
     for (int64_t i = 0; i < head_dim / 2; ++i) {
       const double angle = positions[t] * std::pow(double{base}, -2.0 * i / head_dim) / factors[i];
@@ -89,21 +90,115 @@ TEST(RopeNormTest, FrequencyFactorsDivideEachPairsAngle) {
   // Factors of 1 are no scaling, bit for bit.
   const float ones[4] = {1.0f, 1.0f, 1.0f, 1.0f};
   std::vector<float> plain = x0, scaled = x0;
-  ref::RopeNorm(plain.data(), positions, 2, 1, head_dim, base);
-  ref::RopeNorm(scaled.data(), positions, 2, 1, head_dim, base, ones);
+  ref::Rope(plain.data(), positions, 2, 1, head_dim, {.freq_base = base});
+  ref::Rope(scaled.data(), positions, 2, 1, head_dim, {.freq_base = base, .freq_factors = ones});
   EXPECT_EQ(0, std::memcmp(plain.data(), scaled.data(), plain.size() * sizeof(float)));
 }
 
-TEST(RopeNormTest, QuarterTurn) {
+TEST(RopeTest, QuarterTurn) {
   // Pair 0 turns by exactly p radians; p = 1 with a known vector.
   float x[4] = {1.0f, 0.0f, 0.0f, 1.0f};
   const int32_t pos = 1;
-  ref::RopeNorm(x, &pos, 1, 1, 4, 10000.0f);
+  ref::Rope(x, &pos, 1, 1, 4, {.freq_base = 10000.0f});
   EXPECT_FLOAT_EQ(x[0], std::cos(1.0f));
   EXPECT_FLOAT_EQ(x[1], std::sin(1.0f));
   // Pair 1 turns by 10000^(-1/2) = 0.01 radians.
   EXPECT_NEAR(x[2], -std::sin(0.01), 1e-7);
   EXPECT_NEAR(x[3], std::cos(0.01), 1e-7);
+}
+
+// NeoX style pairs dimension i with i + head_dim / 2; linear scaling
+// multiplies the angle, the factors divide it, and attn_factor scales the
+// result: checked against the rotation computed in double.
+TEST(RopeTest, NeoxStyleWithScalingFactorsAndAttentionFactor) {
+  const int64_t heads = 3;
+  const int64_t head_dim = 12;
+  const float base = 1000000.0f;
+  const float factors[6] = {1.0f, 1.5f, 2.0f, 4.0f, 9.0f, 30.0f};
+  const int32_t positions[3] = {0, 5, 700};
+  for (const RopeParams params : {RopeParams{.style = RopeStyle::kNeox, .freq_base = base},
+                                  RopeParams{.style = RopeStyle::kNeox, .freq_base = base, .freq_scale = 0.125f,
+                                             .freq_factors = factors, .attn_factor = 1.19f}}) {
+    const std::vector<float> x0 = RandomFloats(3 * heads * head_dim, 11);
+    std::vector<float> x = x0;
+    ref::Rope(x.data(), positions, 3, heads, head_dim, params);
+    for (int64_t t = 0; t < 3; ++t) {
+      for (int64_t h = 0; h < heads; ++h) {
+        for (int64_t i = 0; i < head_dim / 2; ++i) {
+          const double divisor = params.freq_factors != nullptr ? params.freq_factors[i] : 1.0;
+          const double angle =
+              positions[t] * std::pow(double{base}, -2.0 * i / head_dim) / divisor * params.freq_scale;
+          const size_t e = static_cast<size_t>((t * heads + h) * head_dim + i);
+          const size_t f = e + head_dim / 2;
+          const double a = x0[e], b = x0[f], m = params.attn_factor;
+          const double tol = 2e-6 + 4e-7 * positions[t] * (i + 1);
+          EXPECT_NEAR(x[e], m * (a * std::cos(angle) - b * std::sin(angle)), tol) << t << "," << h << "," << i;
+          EXPECT_NEAR(x[f], m * (a * std::sin(angle) + b * std::cos(angle)), tol) << t << "," << h << "," << i;
+        }
+      }
+    }
+  }
+}
+
+TEST(GeluMulTest, MatchesTanhApproximationInDouble) {
+  const std::vector<float> g = RandomFloats(1000, 5, -12.0f, 12.0f), u = RandomFloats(1000, 6);
+  std::vector<float> out(1000);
+  ref::GeluMul(g.data(), u.data(), 1000, out.data());
+  for (size_t i = 0; i < g.size(); ++i) {
+    const double x = g[i];
+    const double gelu = 0.5 * x * (1.0 + std::tanh(std::sqrt(2.0 / M_PI) * (x + 0.044715 * x * x * x)));
+    EXPECT_NEAR(out[i], gelu * u[i], 1e-5 * (1.0 + std::fabs(gelu * u[i]))) << x;
+  }
+}
+
+TEST(AddBiasTest, AddsTheBiasToEveryRow) {
+  const std::vector<float> y0 = RandomFloats(3 * 5, 1), bias = RandomFloats(5, 2);
+  std::vector<float> y = y0;
+  ref::AddBias(y.data(), bias.data(), 3, 5);
+  for (int r = 0; r < 3; ++r) {
+    for (int c = 0; c < 5; ++c) EXPECT_EQ(y[r * 5 + c], y0[r * 5 + c] + bias[c]);
+  }
+}
+
+TEST(SoftcapTest, BoundsValuesByTheCapAndKeepsSmallOnesNearlyUnchanged) {
+  std::vector<float> x = {0.0f, 1e-3f, -2.0f, 30.0f, 1e6f, -1e6f};
+  const std::vector<float> x0 = x;
+  ref::Softcap(x.data(), static_cast<int64_t>(x.size()), 30.0f);
+  for (size_t i = 0; i < x.size(); ++i) {
+    EXPECT_NEAR(x[i], 30.0 * std::tanh(x0[i] / 30.0), 1e-5 * 30.0) << x0[i];
+    EXPECT_LE(std::fabs(x[i]), 30.0f);
+  }
+}
+
+// Router probabilities by softmax over every expert; the top k in order of
+// probability, renormalized on request. Checked against a direct double
+// computation with ties going to the lower id.
+TEST(MoeRouteTest, PicksTopExpertsBySoftmaxProbability) {
+  const int64_t tokens = 4, experts = 6, k = 2;
+  std::vector<float> logits = RandomFloats(tokens * experts, 3, -4.0f, 4.0f);
+  logits[3 * experts + 1] = logits[3 * experts + 4] = 10.0f;  // a tie at the top
+  for (bool normalize : {false, true}) {
+    std::vector<int32_t> ids(tokens * k);
+    std::vector<float> weights(tokens * k);
+    ref::MoeRoute(logits.data(), tokens, experts, k, normalize, ids.data(), weights.data());
+    for (int64_t t = 0; t < tokens; ++t) {
+      const float* row = logits.data() + t * experts;
+      double total = 0.0;
+      for (int64_t e = 0; e < experts; ++e) total += std::exp(double{row[e]});
+      std::vector<int32_t> order(experts);
+      for (int32_t e = 0; e < experts; ++e) order[e] = e;
+      std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return row[a] > row[b]; });
+      double chosen = 0.0;
+      for (int64_t j = 0; j < k; ++j) chosen += std::exp(double{row[order[j]]}) / total;
+      for (int64_t j = 0; j < k; ++j) {
+        const double p = std::exp(double{row[order[j]]}) / total;
+        EXPECT_EQ(ids[t * k + j], order[j]) << t << "," << j;
+        EXPECT_NEAR(weights[t * k + j], normalize ? p / chosen : p, 1e-6) << t << "," << j;
+      }
+    }
+    EXPECT_EQ(ids[3 * k], 1);  // the tie goes to the lower id
+    EXPECT_EQ(ids[3 * k + 1], 4);
+  }
 }
 
 TEST(SiluMulTest, MatchesDoublePrecision) {

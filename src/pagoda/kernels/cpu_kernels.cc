@@ -19,16 +19,28 @@ void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t r
   ctx.kernels().rms_norm(x, weight, rows, dim, eps, y);
 }
 
-void RopeNorm(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads,
-              int64_t head_dim, float freq_base, const float* freq_factors) {
-  ctx.kernels().rope_norm(x, positions, tokens, heads, head_dim, freq_base, freq_factors);
+void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+          const RopeParams& params) {
+  ctx.kernels().rope(x, positions, tokens, heads, head_dim, params);
 }
 
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
   ctx.kernels().silu_mul(gate, up, n, out);
 }
 
+void GeluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
+  ctx.kernels().gelu_mul(gate, up, n, out);
+}
+
 void AddInPlace(ComputeContext& ctx, float* y, const float* x, int64_t n) { ctx.kernels().add_in_place(y, x, n); }
+
+void AddBias(ComputeContext& ctx, float* y, const float* bias, int64_t rows, int64_t cols) {
+  ctx.kernels().add_bias(y, bias, rows, cols);
+}
+
+void Scale(ComputeContext& ctx, float* x, int64_t n, float s) { ctx.kernels().scale(x, n, s); }
+
+void Softcap(ComputeContext& ctx, float* x, int64_t n, float cap) { ctx.kernels().softcap(x, n, cap); }
 
 void WriteKv(ComputeContext& ctx, const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache) {
@@ -36,8 +48,13 @@ void WriteKv(ComputeContext& ctx, const float* k, const float* v, const int64_t*
 }
 
 void PagedAttention(ComputeContext& ctx, const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                    const AttentionBatch& batch, float scale, float* out) {
-  ctx.kernels().paged_attention(q, num_heads, cache, batch, scale, out, ctx);
+                    const AttentionBatch& batch, const AttentionParams& params, float* out) {
+  ctx.kernels().paged_attention(q, num_heads, cache, batch, params, out, ctx);
+}
+
+void MoeRoute(ComputeContext& ctx, const float* logits, int64_t tokens, int64_t num_experts, int64_t k,
+              bool normalize, int32_t* expert_ids, float* weights) {
+  ctx.kernels().moe_route(logits, tokens, num_experts, k, normalize, expert_ids, weights);
 }
 
 }  // namespace pagoda::kernels

@@ -62,30 +62,81 @@ void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t
 // y[r] = x[r] / sqrt(mean(x[r]^2) + eps) * weight, for each of `rows` rows of `dim`.
 void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 
-// GGML's "normal" RoPE in place on x [tokens][heads][head_dim]: the pair
-// (x[2i], x[2i+1]) of a token at position p turns by p * freq_base^(-2i/head_dim),
-// divided by freq_factors[i] when given (head_dim / 2 of them: Llama 3.1's
-// rope_freqs.weight, which slows the low frequencies for long contexts).
-void RopeNorm(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-              float freq_base, const float* freq_factors = nullptr);
+// How RoPE pairs a head's dimensions: GGML's "normal" style turns adjacent
+// pairs (x[2i], x[2i+1]) (Llama, whose converter permutes Q and K to match);
+// NeoX style turns (x[i], x[i + head_dim/2]) (Qwen, Gemma, Phi-3).
+enum class RopeStyle { kNorm, kNeox };
+
+struct RopeParams {
+  RopeStyle style = RopeStyle::kNorm;
+  float freq_base = 10000.0f;
+  // Linear position scaling: angles are multiplied by this (1 / the GGUF's
+  // rope.scaling.factor; Gemma 3's global layers use 1/8).
+  float freq_scale = 1.0f;
+  // head_dim / 2 divisors of the pairs' angles, or null: Llama 3.1's
+  // rope_freqs.weight and Phi-3's LongRoPE factors.
+  const float* freq_factors = nullptr;
+  // Multiplies the cosine and sine (LongRoPE's attention factor).
+  float attn_factor = 1.0f;
+};
+
+// RoPE in place on x [tokens][heads][head_dim], as ggml_rope_ext without
+// YaRN: pair i of a token at position p turns by
+// (p * freq_base^(-2i/head_dim) / freq_factors[i]) * freq_scale, and both
+// rotated values are scaled by attn_factor.
+void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+          const RopeParams& params);
 
 // out = silu(gate) * up, elementwise over n.
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out);
 
+// out = gelu(gate) * up, elementwise over n, with GELU's tanh approximation
+// (GeGLU: Gemma's MLP; PyTorch's gelu(approximate="tanh")).
+void GeluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out);
+
 // y += x, elementwise over n.
 void AddInPlace(ComputeContext& ctx, float* y, const float* x, int64_t n);
+
+// y[r] += bias for each of `rows` rows of `cols` (Qwen2's QKV biases).
+void AddBias(ComputeContext& ctx, float* y, const float* bias, int64_t rows, int64_t cols);
+
+// x *= s, elementwise over n (Gemma's embedding scaling by sqrt(hidden)).
+void Scale(ComputeContext& ctx, float* x, int64_t n, float s);
+
+// x = cap * tanh(x / cap), elementwise over n (Gemma 2's final logit soft-capping).
+void Softcap(ComputeContext& ctx, float* x, int64_t n, float cap);
 
 // Writes each token's new K and V ([tokens][num_kv_heads][head_dim], f32) into
 // the cache slot slot_mapping[t] = block_id * block_size + offset.
 void WriteKv(ComputeContext& ctx, const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache);
 
+// What distinguishes one attention layer from another.
+struct AttentionParams {
+  float scale = 1.0f;  // multiplies q . k
+  // > 0: a query at position p sees only positions (p - sliding_window, p]
+  // (Mistral, Gemma's local layers); 0: every earlier position.
+  int64_t sliding_window = 0;
+  // > 0: each scaled score s becomes softcap * tanh(s / softcap) before the
+  // softmax (Gemma 2).
+  float softcap = 0.0f;
+};
+
 // Causal grouped-query attention over the paged cache. Query row i of sequence
 // s (q_len = qsl[s+1] - qsl[s]) sits at position seq_lens[s] - q_len + i and
-// attends to positions [0, that position], reading K and V only through the
-// sequence's block table. q and out are [tokens][num_heads][head_dim]; head h
-// reads kv head h / (num_heads / num_kv_heads).
+// attends to positions [0, that position], or the window's part of them,
+// reading K and V only through the sequence's block table (and only the
+// blocks that hold those positions). q and out are
+// [tokens][num_heads][head_dim]; head h reads kv head h / (num_heads / num_kv_heads).
 void PagedAttention(ComputeContext& ctx, const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                    const AttentionBatch& batch, float scale, float* out);
+                    const AttentionBatch& batch, const AttentionParams& params, float* out);
+
+// Mixture-of-experts routing for each of `tokens` rows of router logits
+// [tokens][num_experts]: probabilities by softmax over all experts, the top k
+// (ties: lower expert id), their probabilities renormalized to sum to 1 when
+// normalize is set. Writes expert ids and weights, [tokens][k] each, in
+// descending order of probability.
+void MoeRoute(ComputeContext& ctx, const float* logits, int64_t tokens, int64_t num_experts, int64_t k,
+              bool normalize, int32_t* expert_ids, float* weights);
 
 }  // namespace pagoda::kernels

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 
+#include "pagoda/base/check.h"
 #include "pagoda/formats/gguf/gguf_file.h"
 
 namespace pagoda {
@@ -29,6 +30,21 @@ StatusOr<kernels::MatrixView> WeightLoader::Matrix(const std::string& name, int6
   return kernels::MatrixView{t->dtype, t->data, rows, cols};
 }
 
+StatusOr<std::vector<kernels::MatrixView>> WeightLoader::Experts(const std::string& name, int64_t n, int64_t rows,
+                                                                 int64_t cols) const {
+  PAGODA_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, Find(file_, name));
+  if (t->shape.size() != 3 || t->shape[0] != cols || t->shape[1] != rows || t->shape[2] != n) {
+    return InvalidArgumentError(fmt::format("model tensor '{}' has shape [{}], expected [{}, {}, {}]", name,
+                                            fmt::join(t->shape, ", "), cols, rows, n));
+  }
+  const int64_t stride = rows * DTypeRowBytes(t->dtype, cols);
+  std::vector<kernels::MatrixView> experts;
+  for (int64_t e = 0; e < n; ++e) {
+    experts.push_back({t->dtype, static_cast<const uint8_t*>(t->data) + e * stride, rows, cols});
+  }
+  return experts;
+}
+
 StatusOr<const float*> WeightLoader::F32Vector(const std::string& name, int64_t n) const {
   PAGODA_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, Find(file_, name));
   if (t->dtype != DType::kF32 || t->num_elements() != n) {
@@ -40,6 +56,11 @@ StatusOr<const float*> WeightLoader::F32Vector(const std::string& name, int64_t 
     return DataLossError(fmt::format("model tensor '{}' is misaligned", name));
   }
   return reinterpret_cast<const float*>(t->data);
+}
+
+kernels::MatrixView SliceRows(const kernels::MatrixView& m, int64_t begin, int64_t count) {
+  PAGODA_CHECK(begin >= 0 && count >= 0 && begin + count <= m.rows);
+  return {m.dtype, static_cast<const uint8_t*>(m.data) + begin * DTypeRowBytes(m.dtype, m.cols), count, m.cols};
 }
 
 }  // namespace pagoda

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 #include "pagoda/base/status.h"
 #include "pagoda/kernels/cpu_kernels.h"
@@ -19,6 +20,10 @@ class WeightLoader {
 
   // A [rows][cols] matrix (GGUF shape {cols, rows}) of any storage type: the GGUF reader admits only types the kernels run.
   StatusOr<kernels::MatrixView> Matrix(const std::string& name, int64_t rows, int64_t cols) const;
+  // A stack of n [rows][cols] matrices (GGUF shape {cols, rows, n}), one view
+  // per matrix: the experts of a mixture-of-experts layer.
+  StatusOr<std::vector<kernels::MatrixView>> Experts(const std::string& name, int64_t n, int64_t rows,
+                                                     int64_t cols) const;
   // An F32 vector of n elements, such as a norm weight.
   StatusOr<const float*> F32Vector(const std::string& name, int64_t n) const;
   bool Has(const std::string& name) const;
@@ -26,5 +31,9 @@ class WeightLoader {
  private:
   const gguf::GgufFile& file_;
 };
+
+// Rows [begin, begin + count) of m: a fused weight (Phi-3's attn_qkv, its
+// gate-and-up ffn_up) read as its parts without copying.
+kernels::MatrixView SliceRows(const kernels::MatrixView& m, int64_t begin, int64_t count);
 
 }  // namespace pagoda

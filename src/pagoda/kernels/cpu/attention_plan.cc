@@ -10,8 +10,16 @@
 namespace pagoda::kernels::cpu {
 namespace {
 
-// Validates the batch and returns the sequence of every query row.
-std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBatch& batch) {
+// The first position a query at `position` sees.
+int64_t FirstVisible(int64_t position, int64_t sliding_window) {
+  return sliding_window > 0 ? std::max<int64_t>(0, position + 1 - sliding_window) : 0;
+}
+
+// Validates the batch and returns the sequence of every query row. With a
+// sliding window only the blocks some query row can see must be valid: the
+// others may already have gone back to the pool.
+std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBatch& batch,
+                                    int64_t sliding_window) {
   PAGODA_CHECK(batch.num_seqs >= 0 && batch.query_start_loc[0] == 0);
   std::vector<int32_t> seq_of_row(static_cast<size_t>(batch.query_start_loc[batch.num_seqs]));
   for (int64_t s = 0; s < batch.num_seqs; ++s) {
@@ -22,7 +30,8 @@ std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBa
     const int64_t blocks = (len + cache.block_size - 1) / cache.block_size;
     PAGODA_CHECK_MSG(blocks <= batch.max_blocks_per_seq, "sequence longer than its block table");
     const int32_t* table = batch.block_tables + s * batch.max_blocks_per_seq;
-    for (int64_t b = 0; b < blocks; ++b) {
+    const int64_t first_block = FirstVisible(len - (end - begin), sliding_window) / cache.block_size;
+    for (int64_t b = first_block; b < blocks; ++b) {
       PAGODA_CHECK_MSG(table[b] >= 0 && table[b] < cache.num_blocks, "block id out of range");
     }
     std::fill(seq_of_row.begin() + begin, seq_of_row.begin() + end, static_cast<int32_t>(s));
@@ -33,12 +42,13 @@ std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBa
 }  // namespace
 
 void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                       const AttentionBatch& batch, float scale, float* out, AttendRowFn attend,
+                       const AttentionBatch& batch, const AttentionParams& params, float* out, AttendRowFn attend,
                        ComputeContext* ctx) {
+  PAGODA_CHECK(params.sliding_window >= 0 && params.softcap >= 0.0f);
   PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
   PAGODA_CHECK(cache.num_kv_heads > 0 && num_heads % cache.num_kv_heads == 0);
   PAGODA_CHECK(cache.block_size > 0 && cache.head_dim > 0);
-  const std::vector<int32_t> seq_of_row = SequenceOfRows(cache, batch);
+  const std::vector<int32_t> seq_of_row = SequenceOfRows(cache, batch, params.sliding_window);
   const int64_t rows = static_cast<int64_t>(seq_of_row.size());
   const int64_t head_dim = cache.head_dim;
   const int64_t group = num_heads / cache.num_kv_heads;
@@ -61,9 +71,11 @@ void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& ca
       a.head_offset = head / group * head_dim;
       a.block_size = cache.block_size;
       a.block_table = batch.block_tables + s * batch.max_blocks_per_seq;
+      a.first_pos = FirstVisible(position, params.sliding_window);
       a.n_ctx = position + 1;
-      a.scale = scale;
-      a.scores = static_cast<float*>(scratch.Get(static_cast<size_t>(a.n_ctx) * sizeof(float)));
+      a.scale = params.scale;
+      a.softcap = params.softcap;
+      a.scores = static_cast<float*>(scratch.Get(static_cast<size_t>(a.n_ctx - a.first_pos) * sizeof(float)));
       a.out = out + (row * num_heads + head) * head_dim;
       attend(a);
     }

@@ -22,8 +22,8 @@ void ScalarMatMul(const float* x, int64_t m, const MatrixView& w, float* y, Comp
 }
 
 void ScalarAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                     const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx) {
-  RunPagedAttention(q, num_heads, cache, batch, scale, out, reference::AttendRow, &ctx);
+                     const AttentionBatch& batch, const AttentionParams& params, float* out, ComputeContext& ctx) {
+  RunPagedAttention(q, num_heads, cache, batch, params, out, reference::AttendRow, &ctx);
 }
 
 constexpr SimdMatMulOps kAvx2MatMul = {
@@ -71,32 +71,46 @@ void Avx512MatMul(const float* x, int64_t m, const MatrixView& w, float* y, Comp
   SimdMatMul(kAvx512MatMul, x, m, w, y, ctx);
 }
 void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                   const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx) {
-  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx2::AttendRow, &ctx);
+                   const AttentionBatch& batch, const AttentionParams& params, float* out, ComputeContext& ctx) {
+  RunPagedAttention(q, num_heads, cache, batch, params, out, avx2::AttendRow, &ctx);
 }
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                     const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx) {
-  RunPagedAttention(q, num_heads, cache, batch, scale, out, avx512::AttendRow, &ctx);
+                     const AttentionBatch& batch, const AttentionParams& params, float* out,
+                     ComputeContext& ctx) {
+  RunPagedAttention(q, num_heads, cache, batch, params, out, avx512::AttendRow, &ctx);
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
 // floats per token and are memory-bound, so every set uses the reference
 // versions; only MatMul and attention have per-ISA code.
-constexpr KernelSet kScalar = {
-    "scalar", ScalarMatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
-    reference::SiluMul, reference::AddInPlace, reference::WriteKv, ScalarAttention, &reference::kRowOps,
-    nullptr,
-};
-constexpr KernelSet kAvx2 = {
-    "avx2", Avx2MatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
-    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx2Attention, &avx2::kRowOps,
-    &kAvx2MatMul,
-};
-constexpr KernelSet kAvx512 = {
-    "avx512", Avx512MatMul, reference::EmbeddingLookup, reference::RmsNorm, reference::RopeNorm,
-    reference::SiluMul, reference::AddInPlace, reference::WriteKv, Avx512Attention, &avx2::kRowOps,
-    &kAvx512MatMul,
-};
+// A set: its own MatMul, attention and sampler reductions, and the reference
+// row kernels every set shares.
+constexpr KernelSet MakeSet(const char* name, decltype(KernelSet::matmul) matmul,
+                            decltype(KernelSet::paged_attention) attention, const RowOps* rows,
+                            const SimdMatMulOps* simd) {
+  KernelSet set{};
+  set.name = name;
+  set.matmul = matmul;
+  set.embedding_lookup = reference::EmbeddingLookup;
+  set.rms_norm = reference::RmsNorm;
+  set.rope = reference::Rope;
+  set.silu_mul = reference::SiluMul;
+  set.gelu_mul = reference::GeluMul;
+  set.add_in_place = reference::AddInPlace;
+  set.add_bias = reference::AddBias;
+  set.scale = reference::Scale;
+  set.softcap = reference::Softcap;
+  set.write_kv = reference::WriteKv;
+  set.paged_attention = attention;
+  set.moe_route = reference::MoeRoute;
+  set.rows = rows;
+  set.simd = simd;
+  return set;
+}
+
+constexpr KernelSet kScalar = MakeSet("scalar", ScalarMatMul, ScalarAttention, &reference::kRowOps, nullptr);
+constexpr KernelSet kAvx2 = MakeSet("avx2", Avx2MatMul, Avx2Attention, &avx2::kRowOps, &kAvx2MatMul);
+constexpr KernelSet kAvx512 = MakeSet("avx512", Avx512MatMul, Avx512Attention, &avx2::kRowOps, &kAvx512MatMul);
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

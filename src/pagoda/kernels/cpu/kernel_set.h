@@ -17,14 +17,21 @@ struct KernelSet {
   void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx);
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
   void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
-  void (*rope_norm)(float* x, const int32_t* positions, int64_t tokens, int64_t heads,
-                    int64_t head_dim, float freq_base, const float* freq_factors);
+  void (*rope)(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+               const RopeParams& params);
   void (*silu_mul)(const float* gate, const float* up, int64_t n, float* out);
+  void (*gelu_mul)(const float* gate, const float* up, int64_t n, float* out);
   void (*add_in_place)(float* y, const float* x, int64_t n);
+  void (*add_bias)(float* y, const float* bias, int64_t rows, int64_t cols);
+  void (*scale)(float* x, int64_t n, float s);
+  void (*softcap)(float* x, int64_t n, float cap);
   void (*write_kv)(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
                    const KvCacheLayer& cache);
   void (*paged_attention)(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                          const AttentionBatch& batch, float scale, float* out, ComputeContext& ctx);
+                          const AttentionBatch& batch, const AttentionParams& params, float* out,
+                          ComputeContext& ctx);
+  void (*moe_route)(const float* logits, int64_t tokens, int64_t num_experts, int64_t k, bool normalize,
+                    int32_t* expert_ids, float* weights);
   const RowOps* rows;  // the sampler's row reductions
   // The SIMD MatMul pieces, for tests; null for the scalar set.
   const SimdMatMulOps* simd;

@@ -42,7 +42,8 @@ inline __m256 LoadKv(const void* base, int64_t e, int lanes) {
 // offset in the arena without a division per position.
 class PositionRows {
  public:
-  explicit PositionRows(const AttendRowArgs& a) : a_(a) {}
+  explicit PositionRows(const AttendRowArgs& a)
+      : a_(a), block_(a.first_pos / a.block_size), offset_(a.first_pos % a.block_size) {}
   int64_t Next() {
     const int64_t row = (int64_t{a_.block_table[block_]} * a_.block_size + offset_) * a_.slot_stride + a_.head_offset;
     if (++offset_ == a_.block_size) {
@@ -54,8 +55,8 @@ class PositionRows {
 
  private:
   const AttendRowArgs& a_;
-  int64_t block_ = 0;
-  int64_t offset_ = 0;
+  int64_t block_;
+  int64_t offset_;
 };
 
 template <bool kF16>
@@ -87,7 +88,7 @@ inline float Dot(const float* q, const void* k, int64_t row, int64_t dim) {
   return sum;
 }
 
-// out[d0, d0 + width) for width <= 64: lane p % 64 of each dimension
+// out[d0, d0 + width) for width <= 64: lane (p - first_pos) % 64 of each dimension
 // accumulates prob_p * v_p[d] in position order, then the 64 lanes fold
 // (l += l+32, l+16, l+8, l+4, l+2, l+1), 8 dimensions per vector.
 template <bool kF16>
@@ -96,15 +97,16 @@ void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
   int lanes_of[8];
   for (int v = 0; v < 8; ++v) lanes_of[v] = width - 8 * v <= 0 ? 0 : Lanes(width - 8 * v);
   alignas(32) float lanes[64][64];
-  // Only the first min(n_ctx, 64) lanes are ever nonzero; the others, +0,
+  // Only the first min(n, 64) lanes (n visible positions) are ever nonzero; the others, +0,
   // would leave every sum they join unchanged (no lane can hold -0), so they
   // are neither cleared nor folded.
-  const int used = a.n_ctx < 64 ? static_cast<int>(a.n_ctx) : 64;
+  const int64_t n = a.n_ctx - a.first_pos;
+  const int used = n < 64 ? static_cast<int>(n) : 64;
   for (int r = 0; r < used; ++r) {
     for (int v = 0; v < 8; ++v) _mm256_store_ps(lanes[r] + 8 * v, _mm256_setzero_ps());
   }
   PositionRows rows(a);
-  for (int64_t p = 0; p < a.n_ctx; ++p) {
+  for (int64_t p = 0; p < n; ++p) {
     const int64_t row = rows.Next() + d0;
     const __m256 e = _mm256_set1_ps(a.scores[p]);
     float* l = lanes[p % 64];
@@ -129,11 +131,12 @@ void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
 
 template <bool kF16>
 void Attend(const AttendRowArgs& a) {
-  const int64_t n = a.n_ctx;
+  const int64_t n = a.n_ctx - a.first_pos;
   PositionRows rows(a);
   float mx = -INFINITY;
   for (int64_t p = 0; p < n; ++p) {
     a.scores[p] = Dot<kF16>(a.q, a.k, rows.Next(), a.head_dim) * a.scale;
+    if (a.softcap > 0.0f) a.scores[p] = tanhf(a.scores[p] * (1.0f / a.softcap)) * a.softcap;
     mx = a.scores[p] > mx ? a.scores[p] : mx;
   }
   // ggml_vec_soft_max_f32: each group of 16 exponentials folded, added to a

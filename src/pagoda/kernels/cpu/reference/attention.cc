@@ -27,25 +27,27 @@ void LoadKv(const cpu::AttendRowArgs& a, const void* base, int64_t p, float* dst
 
 void AttendRow(const cpu::AttendRowArgs& a) {
   constexpr int kLanes = 16;
+  const int64_t n = a.n_ctx - a.first_pos;
   std::vector<float> kv(static_cast<size_t>(a.head_dim));
-  for (int64_t p = 0; p < a.n_ctx; ++p) {
-    LoadKv(a, a.k, p, kv.data());
-    a.scores[p] = GgmlDotF32(a.q, kv.data(), a.head_dim) * a.scale;
+  for (int64_t i = 0; i < n; ++i) {
+    LoadKv(a, a.k, a.first_pos + i, kv.data());
+    a.scores[i] = GgmlDotF32(a.q, kv.data(), a.head_dim) * a.scale;
   }
-  const float mx = *std::max_element(a.scores, a.scores + a.n_ctx);
+  if (a.softcap > 0.0f) Softcap(a.scores, n, a.softcap);
+  const float mx = *std::max_element(a.scores, a.scores + n);
   // GGML's ggml_vec_soft_max_f32: exponentials 16 at a time, each group's
   // 16-lane fold added to a double; then one multiply by (float)(1 / sum).
   double sum = 0.0;
-  for (int64_t p0 = 0; p0 < a.n_ctx; p0 += kLanes) {
+  for (int64_t p0 = 0; p0 < n; p0 += kLanes) {
     float group[kLanes] = {};
-    for (int l = 0; l < kLanes && p0 + l < a.n_ctx; ++l) {
+    for (int l = 0; l < kLanes && p0 + l < n; ++l) {
       a.scores[p0 + l] = GgmlExpf(a.scores[p0 + l] - mx);
       group[l] = a.scores[p0 + l];
     }
     sum += static_cast<double>(LaneSum(group, kLanes));
   }
   const float inv = static_cast<float>(1.0 / sum);
-  for (int64_t p = 0; p < a.n_ctx; ++p) a.scores[p] *= inv;
+  for (int64_t i = 0; i < n; ++i) a.scores[i] *= inv;
   // out_d = GgmlDotF32(prob, v[.][d]) over the context padded with zeros to
   // a multiple of 64 (llama.cpp pads its KV view to 256 cells), i.e. lane
   // p % 64 accumulates prob_p * v_p[d] by fma over p in order, then the 64
@@ -55,10 +57,10 @@ void AttendRow(const cpu::AttendRowArgs& a) {
   // batch-invariant kernel cannot also follow (see attention_plan.h).
   constexpr int kVLanes = 64;
   std::vector<float> lanes(static_cast<size_t>(kVLanes * a.head_dim), 0.0f);
-  for (int64_t p = 0; p < a.n_ctx; ++p) {
-    LoadKv(a, a.v, p, kv.data());
-    float* lane = lanes.data() + (p % kVLanes) * a.head_dim;
-    for (int64_t d = 0; d < a.head_dim; ++d) lane[d] = std::fma(a.scores[p], kv[d], lane[d]);
+  for (int64_t i = 0; i < n; ++i) {
+    LoadKv(a, a.v, a.first_pos + i, kv.data());
+    float* lane = lanes.data() + (i % kVLanes) * a.head_dim;
+    for (int64_t d = 0; d < a.head_dim; ++d) lane[d] = std::fma(a.scores[i], kv[d], lane[d]);
   }
   for (int64_t d = 0; d < a.head_dim; ++d) {
     float col[kVLanes];
@@ -71,8 +73,8 @@ void AttendRow(const cpu::AttendRowArgs& a) {
 }
 
 void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                    const AttentionBatch& batch, float scale, float* out) {
-  cpu::RunPagedAttention(q, num_heads, cache, batch, scale, out, AttendRow, nullptr);
+                    const AttentionBatch& batch, const AttentionParams& params, float* out) {
+  cpu::RunPagedAttention(q, num_heads, cache, batch, params, out, AttendRow, nullptr);
 }
 
 void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,

@@ -36,8 +36,31 @@ void SiluMul(const float* gate, const float* up, int64_t n, float* out) {
   for (int64_t i = 0; i < n; ++i) out[i] = GgmlSilu(gate[i]) * up[i];
 }
 
+float GeluTanh(float x) {
+  constexpr float kSqrt2OverPi = 0.79788456080286535588f;
+  return 0.5f * x * (1.0f + std::tanh(kSqrt2OverPi * x * (1.0f + 0.044715f * x * x)));
+}
+
+void GeluMul(const float* gate, const float* up, int64_t n, float* out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = GeluTanh(gate[i]) * up[i];
+}
+
 void AddInPlace(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; ++i) y[i] += x[i];
+}
+
+void AddBias(float* y, const float* bias, int64_t rows, int64_t cols) {
+  for (int64_t r = 0; r < rows; ++r) AddInPlace(y + r * cols, bias, cols);
+}
+
+void Scale(float* x, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) x[i] *= s;
+}
+
+void Softcap(float* x, int64_t n, float cap) {
+  PAGODA_CHECK(cap > 0.0f);
+  // As GGML's scale, tanh, scale.
+  for (int64_t i = 0; i < n; ++i) x[i] = std::tanh(x[i] * (1.0f / cap)) * cap;
 }
 
 void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out) {

@@ -19,27 +19,34 @@ void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, flo
   }
 }
 
-void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-              float freq_base, const float* freq_factors) {
+void Rope(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+          const RopeParams& params) {
   PAGODA_CHECK(head_dim % 2 == 0);
-  const float theta_scale = std::pow(freq_base, -2.0f / static_cast<float>(head_dim));
+  const float theta_scale = std::pow(params.freq_base, -2.0f / static_cast<float>(head_dim));
+  // Pair i couples dimensions (first(i), first(i) + second): adjacent in the
+  // normal style, half a head apart in NeoX's.
+  const bool neox = params.style == RopeStyle::kNeox;
+  const int64_t second = neox ? head_dim / 2 : 1;
   for (int64_t t = 0; t < tokens; ++t) {
     float* token = x + t * heads * head_dim;
     // Angles by repeated multiplication, like ggml_rope_cache_init, rather than
     // one pow per pair; the two differ in the last bits.
     float theta = static_cast<float>(positions[t]);
-    for (int64_t i = 0; i < head_dim; i += 2, theta *= theta_scale) {
-      // As ggml_rope_cache_init: the factor divides the angle.
-      const float angle = freq_factors != nullptr ? theta / freq_factors[i / 2] : theta;
-      const float c = std::cos(angle);
-      const float s = std::sin(angle);
+    for (int64_t i = 0; i < head_dim / 2; ++i, theta *= theta_scale) {
+      // As ggml_rope_cache_init and rope_yarn (no YaRN): the factor divides
+      // the angle, the linear scale multiplies it, attn_factor scales both.
+      const float extrapolated = params.freq_factors != nullptr ? theta / params.freq_factors[i] : theta;
+      const float angle = params.freq_scale * extrapolated;
+      const float c = std::cos(angle) * params.attn_factor;
+      const float s = std::sin(angle) * params.attn_factor;
+      const int64_t first = neox ? i : 2 * i;
       for (int64_t h = 0; h < heads; ++h) {
-        float* pair = token + h * head_dim + i;
-        const float x0 = pair[0];
-        const float x1 = pair[1];
+        float* head = token + h * head_dim;
+        const float x0 = head[first];
+        const float x1 = head[first + second];
         // As GGML's compiled rotate_pairs (contracted to fused multiply-adds).
-        pair[0] = std::fma(x0, c, -(x1 * s));
-        pair[1] = std::fma(x0, s, x1 * c);
+        head[first] = std::fma(x0, c, -(x1 * s));
+        head[first + second] = std::fma(x0, s, x1 * c);
       }
     }
   }

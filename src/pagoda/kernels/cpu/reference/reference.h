@@ -20,15 +20,24 @@ namespace pagoda::kernels::reference {
 void MatMul(const float* x, int64_t m, const MatrixView& w, float* y);
 void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
 void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
-void RopeNorm(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-              float freq_base, const float* freq_factors = nullptr);
+void Rope(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
+          const RopeParams& params);
 // out = GgmlSilu(gate) * up, as GGML's fused SWIGLU on AVX-512.
 void SiluMul(const float* gate, const float* up, int64_t n, float* out);
+// out = GeluTanh(gate) * up.
+void GeluMul(const float* gate, const float* up, int64_t n, float* out);
+// 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))), in float.
+float GeluTanh(float x);
 void AddInPlace(float* y, const float* x, int64_t n);
+void AddBias(float* y, const float* bias, int64_t rows, int64_t cols);
+void Scale(float* x, int64_t n, float s);
+void Softcap(float* x, int64_t n, float cap);
+void MoeRoute(const float* logits, int64_t tokens, int64_t num_experts, int64_t k, bool normalize,
+              int32_t* expert_ids, float* weights);
 void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache);
 void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
-                    const AttentionBatch& batch, float scale, float* out);
+                    const AttentionBatch& batch, const AttentionParams& params, float* out);
 
 // Row conversions, n elements (a multiple of 32 for block types). Quantizers
 // follow GGML's reference quantize_row_*, except Q8_0/Q8_1 (the activation

@@ -1,0 +1,32 @@
+#include "pagoda/model/layers/attention.h"
+
+namespace pagoda::layers {
+
+void SelfAttention::Run(const Step& step, int64_t layer, const AttentionShape& shape, const AttentionWeights& w,
+                        const AttentionLayer& settings, const float* x, float* out) {
+  kernels::ComputeContext& ctx = step.ctx();
+  const int64_t t = step.tokens();
+  float* q = Rows(q_, t, shape.q_dim());
+  float* k = Rows(k_, t, shape.kv_dim());
+  float* v = Rows(v_, t, shape.kv_dim());
+  kernels::MatMul(ctx, x, t, w.q, q);
+  kernels::MatMul(ctx, x, t, w.k, k);
+  kernels::MatMul(ctx, x, t, w.v, v);
+  if (w.q_bias != nullptr) kernels::AddBias(ctx, q, w.q_bias, t, shape.q_dim());
+  if (w.k_bias != nullptr) kernels::AddBias(ctx, k, w.k_bias, t, shape.kv_dim());
+  if (w.v_bias != nullptr) kernels::AddBias(ctx, v, w.v_bias, t, shape.kv_dim());
+  if (w.q_norm != nullptr) {
+    kernels::RmsNorm(ctx, q, w.q_norm, t * shape.num_heads, shape.head_dim, settings.qk_norm_eps, q);
+  }
+  if (w.k_norm != nullptr) {
+    kernels::RmsNorm(ctx, k, w.k_norm, t * shape.num_kv_heads, shape.head_dim, settings.qk_norm_eps, k);
+  }
+  const int32_t* positions = step.batch().positions.data();
+  kernels::Rope(ctx, q, positions, t, shape.num_heads, shape.head_dim, settings.rope);
+  kernels::Rope(ctx, k, positions, t, shape.num_kv_heads, shape.head_dim, settings.rope);
+  const kernels::KvCacheLayer& cache = step.kv(layer);
+  kernels::WriteKv(ctx, k, v, step.batch().slot_mapping.data(), t, cache);
+  kernels::PagedAttention(ctx, q, shape.num_heads, cache, step.attention(), settings.attention, out);
+}
+
+}  // namespace pagoda::layers
