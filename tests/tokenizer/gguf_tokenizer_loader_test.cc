@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -46,6 +47,15 @@ class GgufBuilder {
     Le(5, 4);
     Le(values.size(), 8);
     for (int32_t v : values) Le(static_cast<uint32_t>(v), 4);
+    ++count_;
+    return *this;
+  }
+
+  GgufBuilder& Float32s(const std::string& key, const std::vector<float>& values) {
+    Key(key, 9);
+    Le(6, 4);
+    Le(values.size(), 8);
+    for (float v : values) Le(std::bit_cast<uint32_t>(v), 4);
     ++count_;
     return *this;
   }
@@ -161,12 +171,49 @@ TEST(tokenizer_gguf_loader, ReportsMissingAndBadMetadata) {
   }
   {
     GgufBuilder b;
-    b.String("tokenizer.ggml.model", "llama").String("tokenizer.ggml.pre", "default");
-    b.Strings("tokenizer.ggml.tokens", ToyTokens());
+    b.String("tokenizer.ggml.model", "t5").Strings("tokenizer.ggml.tokens", ToyTokens());
     auto file = b.Open();
     ASSERT_TRUE(file.ok());
     EXPECT_EQ(LoadTokenizerFromGguf(**file).status().code(), StatusCode::kUnimplemented);
   }
+  {
+    GgufBuilder b;
+    b.String("tokenizer.ggml.model", "llama")
+        .Strings("tokenizer.ggml.tokens", {"a", "b"})
+        .Float32s("tokenizer.ggml.scores", {0.0f});
+    auto file = b.Open();
+    ASSERT_TRUE(file.ok());
+    EXPECT_EQ(LoadTokenizerFromGguf(**file).status().code(), StatusCode::kInvalidArgument);
+  }
+}
+
+// llama.cpp's defaults for a SentencePiece vocabulary without the flags:
+// BOS added, space prefix on.
+TEST(tokenizer_gguf_loader, SentencePieceFlagsDefaultToLlamaCpps) {
+  GgufBuilder b;
+  b.String("tokenizer.ggml.model", "llama")
+      .Strings("tokenizer.ggml.tokens", {"<s>", std::string("\xE2\x96\x81") + "a", "a"})
+      .Float32s("tokenizer.ggml.scores", {0.0f, -1.5f, -2.0f})
+      .Int32s("tokenizer.ggml.token_type", {3, 1, 1})
+      .Uint32("tokenizer.ggml.bos_token_id", 0);
+  auto file = b.Open();
+  ASSERT_TRUE(file.ok()) << file.status().ToString();
+  auto spec = TokenizerSpecFromGguf(**file);
+  ASSERT_TRUE(spec.ok()) << spec.status().ToString();
+  EXPECT_EQ(spec->scores, (std::vector<float>{0.0f, -1.5f, -2.0f}));
+  EXPECT_TRUE(spec->add_bos);
+  EXPECT_TRUE(spec->add_space_prefix);
+  auto tok = Tokenizer::Create(*spec);
+  ASSERT_TRUE(tok.ok()) << tok.status().ToString();
+  EXPECT_EQ((*tok)->Encode("a"), (std::vector<TokenId>{0, 1}));
+
+  b.Bool("tokenizer.ggml.add_bos_token", false).Bool("tokenizer.ggml.add_space_prefix", false);
+  file = b.Open();
+  ASSERT_TRUE(file.ok());
+  spec = TokenizerSpecFromGguf(**file);
+  ASSERT_TRUE(spec.ok());
+  EXPECT_FALSE(spec->add_bos);
+  EXPECT_FALSE(spec->add_space_prefix);
 }
 
 }  // namespace

@@ -44,16 +44,22 @@ const Model& LoadModel() {
 
 std::string FixturePath(const std::string& name) { return std::string(PAGODA_FIXTURES_DIR) + "/tokenizer/" + name; }
 
-std::vector<nlohmann::json> ReadJsonLines(const std::string& name) {
-  std::ifstream in(FixturePath(name), std::ios::binary);
-  if (!in) Fatal("cannot open " + FixturePath(name));
+std::string SpmFixturePath(const std::string& name) {
+  return std::string(PAGODA_FIXTURES_DIR) + "/tokenizer_spm/" + name;
+}
+
+std::vector<nlohmann::json> ReadJsonLines(const std::string& name) { return ReadJsonLinesAt(FixturePath(name)); }
+
+std::vector<nlohmann::json> ReadJsonLinesAt(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) Fatal("cannot open " + path);
   std::vector<nlohmann::json> rows;
   std::string line;
   while (std::getline(in, line)) {
     try {
       rows.push_back(nlohmann::json::parse(line));
     } catch (const nlohmann::json::exception& e) {
-      Fatal(name + " line " + std::to_string(rows.size() + 1) + ": " + e.what());
+      Fatal(path + " line " + std::to_string(rows.size() + 1) + ": " + e.what());
     }
   }
   return rows;

@@ -15,8 +15,13 @@ namespace pagoda::tokenizer::testing {
 // tests/fixtures/tokenizer/<name>.
 std::string FixturePath(const std::string& name);
 
+// tests/fixtures/tokenizer_spm/<name>: the SentencePiece fixtures.
+std::string SpmFixturePath(const std::string& name);
+
 // One JSON value per line of a fixture; aborts the test binary if the file is
 // missing or malformed, since every test reading it would be meaningless.
+std::vector<nlohmann::json> ReadJsonLinesAt(const std::string& path);
+// The same for tests/fixtures/tokenizer/<name>.
 std::vector<nlohmann::json> ReadJsonLines(const std::string& name);
 
 // corpus.jsonl decoded; index i is file line i + 1.

@@ -148,8 +148,12 @@ TEST(tokenizer, RejectsInconsistentSpecs) {
 
   auto code_of = [](const TokenizerSpec& spec) { return Tokenizer::Create(spec).status().code(); };
   TokenizerSpec spec = good;
-  spec.model = "llama";
-  EXPECT_EQ(code_of(spec), StatusCode::kUnimplemented);
+  spec.model = "t5";
+  const Status unknown_model = Tokenizer::Create(spec).status();
+  EXPECT_EQ(unknown_model.code(), StatusCode::kUnimplemented);
+  for (const char* name : {"\"t5\"", "\"gpt2\"", "\"llama\""}) {
+    EXPECT_NE(unknown_model.message().find(name), std::string::npos) << unknown_model.message();
+  }
   spec = good;
   spec.pre = "default";
   EXPECT_EQ(code_of(spec), StatusCode::kUnimplemented);

@@ -17,8 +17,8 @@ StatusOr<std::optional<TokenId>> OptionalId(const gguf::GgufFile& file, const st
   return std::optional<TokenId>(static_cast<TokenId>(id));
 }
 
-StatusOr<bool> OptionalFlag(const gguf::GgufFile& file, const std::string& key) {
-  if (file.Find(key) == nullptr) return false;
+StatusOr<bool> OptionalFlag(const gguf::GgufFile& file, const std::string& key, bool absent) {
+  if (file.Find(key) == nullptr) return absent;
   return file.GetBool(key);
 }
 
@@ -48,12 +48,20 @@ StatusOr<TokenizerSpec> TokenizerSpecFromGguf(const gguf::GgufFile& file) {
   if (file.Find("tokenizer.ggml.merges") != nullptr) {
     PAGODA_ASSIGN_OR_RETURN(spec.merges, file.GetStringArray("tokenizer.ggml.merges"));
   }
+  if (file.Find("tokenizer.ggml.scores") != nullptr) {
+    PAGODA_ASSIGN_OR_RETURN(std::vector<double> scores, file.GetFloatArray("tokenizer.ggml.scores"));
+    spec.scores.assign(scores.begin(), scores.end());
+  }
   PAGODA_ASSIGN_OR_RETURN(spec.bos_id, OptionalId(file, "tokenizer.ggml.bos_token_id"));
   PAGODA_ASSIGN_OR_RETURN(spec.eos_id, OptionalId(file, "tokenizer.ggml.eos_token_id"));
   PAGODA_ASSIGN_OR_RETURN(spec.unk_id, OptionalId(file, "tokenizer.ggml.unknown_token_id"));
   PAGODA_ASSIGN_OR_RETURN(spec.pad_id, OptionalId(file, "tokenizer.ggml.padding_token_id"));
-  PAGODA_ASSIGN_OR_RETURN(spec.add_bos, OptionalFlag(file, "tokenizer.ggml.add_bos_token"));
-  PAGODA_ASSIGN_OR_RETURN(spec.add_eos, OptionalFlag(file, "tokenizer.ggml.add_eos_token"));
+  // Absent flags take llama.cpp's defaults for the model: a SentencePiece
+  // vocabulary adds BOS and a space prefix unless told otherwise.
+  const bool spm = spec.model == "llama";
+  PAGODA_ASSIGN_OR_RETURN(spec.add_bos, OptionalFlag(file, "tokenizer.ggml.add_bos_token", spm));
+  PAGODA_ASSIGN_OR_RETURN(spec.add_eos, OptionalFlag(file, "tokenizer.ggml.add_eos_token", false));
+  PAGODA_ASSIGN_OR_RETURN(spec.add_space_prefix, OptionalFlag(file, "tokenizer.ggml.add_space_prefix", spm));
   return spec;
 }
 

@@ -12,9 +12,11 @@
 
 namespace pagoda::tokenizer {
 
-// Reads tokenizer.ggml.{model, pre, tokens, token_type, merges,
-// bos/eos/unknown/padding_token_id, add_bos_token, add_eos_token}. Absent
-// optional keys mean: no such special token, all types normal, flags false.
+// Reads tokenizer.ggml.{model, pre, tokens, token_type, merges, scores,
+// bos/eos/unknown/padding_token_id, add_bos_token, add_eos_token,
+// add_space_prefix}. Absent optional keys mean: no such special token, all
+// types normal, all scores 0, and llama.cpp's defaults for the flags (all
+// false, but add_bos_token and add_space_prefix true for model "llama").
 StatusOr<TokenizerSpec> TokenizerSpecFromGguf(const gguf::GgufFile& file);
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromGguf(const gguf::GgufFile& file);

@@ -1,8 +1,10 @@
 // Streaming decode: feed generated ids one at a time and get text deltas that
 // never split a UTF-8 sequence. Bytes of a sequence that later tokens may
 // still complete are held back; ill-formed bytes become U+FFFD as soon as no
-// continuation could make them valid. The deltas of every Push plus Finish
-// concatenate to exactly Tokenizer::Decode of all the ids.
+// continuation could make them valid. Byte-fallback tokens (SentencePiece's
+// <0xXX>) are single bytes and go through the same hold-back. The deltas of
+// every Push plus Finish concatenate to exactly Tokenizer::Decode of all the
+// ids, including its dropping of a leading space.
 #pragma once
 
 #include <string>
@@ -32,6 +34,7 @@ class IncrementalDetokenizer {
   const Tokenizer& tokenizer_;
   bool skip_special_tokens_;
   std::string pending_;
+  bool at_start_ = true;  // no byte of the stream seen yet
 };
 
 }  // namespace pagoda::tokenizer

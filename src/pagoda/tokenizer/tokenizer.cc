@@ -2,6 +2,7 @@
 
 #include "pagoda/base/check.h"
 #include "pagoda/tokenizer/byte_level.h"
+#include "pagoda/tokenizer/spm_text.h"
 #include "pagoda/tokenizer/utf8.h"
 
 namespace pagoda::tokenizer {
@@ -22,8 +23,10 @@ Status CheckOptionalId(const char* what, const std::optional<TokenId>& id, size_
 }  // namespace
 
 StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(const TokenizerSpec& spec) {
-  if (spec.model != "gpt2") {
-    return UnimplementedError("unsupported tokenizer model \"" + spec.model + "\" (only byte-level BPE \"gpt2\")");
+  const bool spm = spec.model == "llama";
+  if (spec.model != "gpt2" && !spm) {
+    return UnimplementedError("unsupported tokenizer model \"" + spec.model +
+                              "\" (supported: \"gpt2\", byte-level BPE; \"llama\", SentencePiece BPE)");
   }
   if (spec.tokens.empty()) return InvalidArgumentError("tokenizer has an empty vocabulary");
   if (!spec.token_types.empty() && spec.token_types.size() != spec.tokens.size()) {
@@ -38,7 +41,11 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(const TokenizerSpec& spec
   if (spec.add_bos && !spec.bos_id) return InvalidArgumentError("tokenizer adds BOS but has no BOS token");
   if (spec.add_eos && !spec.eos_id) return InvalidArgumentError("tokenizer adds EOS but has no EOS token");
 
-  PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<PreTokenizer> pre, PreTokenizer::Create(spec.pre));
+  // SentencePiece has no pre-tokenizer: llama.cpp ignores spec.pre for it.
+  std::unique_ptr<PreTokenizer> pre;
+  if (!spm) {
+    PAGODA_ASSIGN_OR_RETURN(pre, PreTokenizer::Create(spec.pre));
+  }
 
   std::unordered_map<std::string, TokenId> vocab;
   vocab.reserve(n);
@@ -49,19 +56,29 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(const TokenizerSpec& spec
     const auto id = static_cast<TokenId>(i);
     // A text listed twice keeps its first id, so lookups are deterministic.
     vocab.emplace(text, id);
-    std::optional<std::string> bytes = VocabTextToBytes(text);
-    pieces[i] = bytes ? std::move(*bytes) : text;
     const TokenType type = spec.token_types.empty() ? TokenType::kNormal : spec.token_types[i];
+    if (spm) {
+      pieces[i] = SpmTokenPiece(text, type);
+    } else {
+      std::optional<std::string> bytes = VocabTextToBytes(text);
+      pieces[i] = bytes ? std::move(*bytes) : text;
+    }
     if (IsAddedType(type)) added.push_back({text, id, IsSpecialType(type)});
   }
-  PAGODA_ASSIGN_OR_RETURN(BpeModel bpe, BpeModel::Create(vocab, spec.merges));
+  std::optional<BpeModel> bpe;
+  std::optional<SpmModel> spm_model;
+  if (spm) {
+    PAGODA_ASSIGN_OR_RETURN(spm_model, SpmModel::Create(spec.tokens, spec.token_types, spec.scores, spec.unk_id));
+  } else {
+    PAGODA_ASSIGN_OR_RETURN(bpe, BpeModel::Create(vocab, spec.merges));
+  }
   return std::unique_ptr<Tokenizer>(new Tokenizer(spec, std::move(vocab), std::move(bpe), std::move(pre),
-                                                  std::move(pieces), std::move(added)));
+                                                  std::move(spm_model), std::move(pieces), std::move(added)));
 }
 
-Tokenizer::Tokenizer(const TokenizerSpec& spec, std::unordered_map<std::string, TokenId> vocab, BpeModel bpe,
-                     std::unique_ptr<PreTokenizer> pre, std::vector<std::string> pieces,
-                     std::vector<AddedTokenMatcher::Entry> added)
+Tokenizer::Tokenizer(const TokenizerSpec& spec, std::unordered_map<std::string, TokenId> vocab,
+                     std::optional<BpeModel> bpe, std::unique_ptr<PreTokenizer> pre, std::optional<SpmModel> spm,
+                     std::vector<std::string> pieces, std::vector<AddedTokenMatcher::Entry> added)
     : tokens_(spec.tokens),
       types_(spec.token_types.empty() ? std::vector<TokenType>(spec.tokens.size(), TokenType::kNormal)
                                       : spec.token_types),
@@ -69,6 +86,8 @@ Tokenizer::Tokenizer(const TokenizerSpec& spec, std::unordered_map<std::string, 
       vocab_(std::move(vocab)),
       bpe_(std::move(bpe)),
       pre_(std::move(pre)),
+      spm_(std::move(spm)),
+      space_prefix_(spm_ && spec.add_space_prefix),
       added_(std::move(added)),
       bos_id_(spec.bos_id),
       eos_id_(spec.eos_id),
@@ -83,21 +102,47 @@ std::vector<TokenId> Tokenizer::Encode(std::string_view text, const EncodeOption
   if (options.add_special && add_bos_) out.push_back(*bos_id_);
   std::vector<AddedTokenMatcher::Segment> segments;
   added_.Split(text, options.parse_special, &segments);
-  BpeModel::Scratch scratch;
-  std::vector<std::string_view> words;
-  for (const AddedTokenMatcher::Segment& segment : segments) {
-    if (segment.id >= 0) {
-      out.push_back(segment.id);
-    } else {
-      EncodeText(segment.text, &scratch, &words, &out);
+  if (spm_) {
+    EncodeSpmSegments(segments, &out);
+  } else {
+    BpeModel::Scratch scratch;
+    std::vector<std::string_view> words;
+    for (const AddedTokenMatcher::Segment& segment : segments) {
+      if (segment.id >= 0) {
+        out.push_back(segment.id);
+      } else {
+        EncodeBpeText(segment.text, &scratch, &words, &out);
+      }
     }
   }
   if (options.add_special && add_eos_) out.push_back(*eos_id_);
   return out;
 }
 
-void Tokenizer::EncodeText(std::string_view text, BpeModel::Scratch* scratch, std::vector<std::string_view>* words,
-                           std::vector<TokenId>* out) const {
+void Tokenizer::EncodeSpmSegments(const std::vector<AddedTokenMatcher::Segment>& segments,
+                                  std::vector<TokenId>* out) const {
+  SpmModel::Scratch scratch;
+  std::string escaped;
+  // llama.cpp prefixes the first run and every run after an added token;
+  // HF's legacy Llama tokenizer agrees (SentencePiece itself prefixes only
+  // the start of the text).
+  bool after_added = true;
+  for (const AddedTokenMatcher::Segment& segment : segments) {
+    if (segment.id >= 0) {
+      out->push_back(segment.id);
+      after_added = true;
+      continue;
+    }
+    escaped.clear();
+    if (space_prefix_ && after_added) AppendEscapedSpaces(" ", &escaped);
+    AppendEscapedSpaces(segment.text, &escaped);
+    spm_->Encode(escaped, &scratch, out);
+    after_added = false;
+  }
+}
+
+void Tokenizer::EncodeBpeText(std::string_view text, BpeModel::Scratch* scratch, std::vector<std::string_view>* words,
+                              std::vector<TokenId>* out) const {
   words->clear();
   pre_->Split(text, words);
   for (std::string_view word : *words) {
@@ -108,7 +153,7 @@ void Tokenizer::EncodeText(std::string_view text, BpeModel::Scratch* scratch, st
         continue;
       }
     }
-    bpe_.Encode(word, scratch, out);
+    bpe_->Encode(word, scratch, out);
   }
 }
 
@@ -125,6 +170,7 @@ StatusOr<std::string> Tokenizer::Decode(std::span<const TokenId> ids, bool skip_
   std::string text;
   text.reserve(bytes.size());
   AppendUtf8Lossy(bytes, /*at_end=*/true, &text);
+  if (space_prefix_ && text.starts_with(' ')) text.erase(0, 1);
   return text;
 }
 

@@ -23,13 +23,19 @@ enum class TokenType : int32_t {
 };
 
 struct TokenizerSpec {
-  // tokenizer.ggml.model; only "gpt2" (byte-level BPE) is supported.
+  // tokenizer.ggml.model: "gpt2" (byte-level BPE) or "llama" (SentencePiece
+  // BPE with byte fallback).
   std::string model = "gpt2";
-  // tokenizer.ggml.pre: which pre-tokenizer regexes to use (pre_tokenizer.h).
+  // tokenizer.ggml.pre: which pre-tokenizer regexes to use (pre_tokenizer.h);
+  // gpt2 only.
   std::string pre;
-  std::vector<std::string> tokens;       // vocabulary text, in byte-level spelling
-  std::vector<TokenType> token_types;    // empty means all kNormal
-  std::vector<std::string> merges;       // "left right", highest priority first
+  std::vector<std::string> tokens;     // vocabulary text: byte-level (gpt2) or with U+2581 spaces (llama)
+  std::vector<TokenType> token_types;  // empty means all kNormal
+  std::vector<std::string> merges;     // gpt2: "left right", highest priority first
+  std::vector<float> scores;           // llama: merge priority, highest first; empty means all 0
+  // llama: encode each text run at the start or after an added token with a
+  // leading space, and drop the first space when decoding.
+  bool add_space_prefix = false;
   std::optional<TokenId> bos_id;
   std::optional<TokenId> eos_id;
   std::optional<TokenId> unk_id;
