@@ -96,7 +96,7 @@ Status Requantize(const std::string& input, const std::string& output, const Req
   for (const gguf::TensorInfo& t : tensors) {
     const DType type = mix.Next(t);
     PAGODA_RETURN_IF_ERROR(CheckConvertible(t, type, options));
-    table.push_back({t.name, type, t.shape});
+    table.push_back({t.name, type, t.ggml_shape()});  // the shape llama-quantize writes
   }
   uint64_t bytes_in = 0, bytes_out = 0;
   auto data = [&](size_t i, std::vector<uint8_t>& bytes) -> Status {

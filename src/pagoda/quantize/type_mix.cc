@@ -80,7 +80,8 @@ std::vector<size_t> QuantizationOrder(const std::vector<gguf::TensorInfo>& tenso
 
 bool AllowsQuantization(const gguf::TensorInfo& tensor) {
   const std::string_view name = tensor.name;
-  if (tensor.shape.size() < 2 || name.size() < 6 || name.substr(name.size() - 6) != "weight") return false;
+  // As GGML counts dimensions: Qwen2-MoE's [hidden, 1] shared-expert gate is a vector.
+  if (tensor.ggml_shape().size() < 2 || name.size() < 6 || name.substr(name.size() - 6) != "weight") return false;
   if (name == "position_embd.weight" || name == "token_types.weight") return false;
   for (std::string_view part : kNeverQuantized) {
     if (Contains(name, part)) return false;

@@ -9,4 +9,10 @@ int64_t TensorInfo::num_elements() const {
   return n;
 }
 
+std::vector<int64_t> TensorInfo::ggml_shape() const {
+  std::vector<int64_t> trimmed = shape;
+  while (trimmed.size() > 1 && trimmed.back() == 1) trimmed.pop_back();
+  return trimmed;
+}
+
 }  // namespace pagoda::gguf

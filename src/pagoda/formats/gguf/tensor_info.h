@@ -18,6 +18,10 @@ struct TensorInfo {
   const uint8_t* data = nullptr;  // points into the file's bytes
 
   int64_t num_elements() const;
+  // The shape as GGML counts it (ggml_n_dims): trailing sizes of 1 dropped,
+  // one dimension at least. llama.cpp writes this shape, and only tensors
+  // with two or more such dimensions are matrices.
+  std::vector<int64_t> ggml_shape() const;
 };
 
 }  // namespace pagoda::gguf
