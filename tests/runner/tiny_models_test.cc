@@ -59,8 +59,10 @@ constexpr double kF16Tolerance = 0.015;
 // the other way shifts logits by far more than an ulp; measured maxima are
 // in docs/performance.md.
 constexpr double kQuantTolerance = 0.15;
-// Greedy tokens must agree until llama.cpp's top-2 margin falls below this.
-constexpr double kNearTie = 0.05;
+// Greedy tokens must agree until llama.cpp's top-2 margin falls below this:
+// with every logit within 0.0062 of llama.cpp's (the F16 maxima), a margin
+// above twice that cannot change the argmax.
+constexpr double kNearTie = 0.02;
 constexpr int kBlockSize = 4;
 
 json Manifest() {
@@ -256,10 +258,12 @@ TEST_P(TinyModelTest, GreedyDecodingMatchesLlamaCppUntilANearTie) {
   const auto margins = greedy["margins"].get<std::vector<double>>();
   const int from = manifest_["constants"]["greedy_from_seq"].get<int>();
   const std::vector<int32_t> got = m.Greedy(sequences_[from], static_cast<int>(want.size()));
-  for (size_t i = 0; i < want.size(); ++i) {
-    if (margins[i] < kNearTie) break;  // a near-tie: later tokens may differ
-    ASSERT_EQ(got[i], want[i]) << GetParam() << " step " << i << " (llama.cpp margin " << margins[i] << ")";
+  size_t compared = 0;
+  for (; compared < want.size() && margins[compared] >= kNearTie; ++compared) {  // later tokens may differ
+    ASSERT_EQ(got[compared], want[compared]) << GetParam() << " step " << compared;
   }
+  EXPECT_GT(compared, 0u) << "the fixture's first step is already a near-tie";
+  std::printf("%s: greedy identical for %zu of %zu steps\n", GetParam().c_str(), compared, want.size());
 }
 
 TEST_P(TinyModelTest, LogitsDoNotDependOnHowThePromptIsSplit) {
