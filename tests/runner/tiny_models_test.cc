@@ -173,6 +173,18 @@ class TinyModel {
   std::unique_ptr<ModelRunner> runner_;
 };
 
+// The stored rows (`positions[s]` of sequence s) of each sequence's logits,
+// concatenated as the fixture files store them.
+std::vector<float> StoredRowsOf(TinyModel& m, const std::vector<std::vector<int32_t>>& sequences,
+                                const json& positions) {
+  std::vector<float> rows;
+  for (size_t s = 0; s < sequences.size(); ++s) {
+    const std::vector<float> all = m.AllLogits(sequences[s], sequences[s].size());
+    for (int p : positions[s]) rows.insert(rows.end(), all.begin() + p * m.vocab(), all.begin() + (p + 1) * m.vocab());
+  }
+  return rows;
+}
+
 class TinyModelTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
@@ -183,18 +195,8 @@ class TinyModelTest : public ::testing::TestWithParam<std::string> {
 
   fs::path Dir() const { return FixtureDir() / GetParam(); }
 
-  // The stored rows (manifest constants.stored_positions[kind]) of each
-  // sequence's logits, concatenated as the fixture files store them.
   std::vector<float> StoredRows(TinyModel& m, const std::string& kind) {
-    std::vector<float> rows;
-    const json& positions = manifest_["constants"]["stored_positions"][kind];
-    for (size_t s = 0; s < sequences_.size(); ++s) {
-      const std::vector<float> all = m.AllLogits(sequences_[s], sequences_[s].size());
-      for (int p : positions[s]) {
-        rows.insert(rows.end(), all.begin() + p * m.vocab(), all.begin() + (p + 1) * m.vocab());
-      }
-    }
-    return rows;
+    return StoredRowsOf(m, sequences_, manifest_["constants"]["stored_positions"][kind]);
   }
 
   json manifest_;
@@ -322,18 +324,11 @@ TEST(MistralSlidingWindowTest, TheWindowKeyMakesALlamaFileAttendLikeMistral) {
   std::vector<std::vector<int32_t>> sequences;
   for (const auto& seq : mistral["sequences"]) sequences.push_back(seq.get<std::vector<int32_t>>());
   const json& positions = manifest["constants"]["stored_positions"]["f16"];
-  auto stored_rows = [&](TinyModel& m) {
-    std::vector<float> rows;
-    for (size_t s = 0; s < sequences.size(); ++s) {
-      const std::vector<float> all = m.AllLogits(sequences[s], sequences[s].size());
-      for (int p : positions[s]) rows.insert(rows.end(), all.begin() + p * m.vocab(), all.begin() + (p + 1) * m.vocab());
-    }
-    return rows;
-  };
 
   TinyModel plain(dir / "model-f16.gguf");
   ASSERT_TRUE(plain.ok());
-  const double plain_vs_llama = MaxAbsDiff(stored_rows(plain), ReadF32(dir / "logits-llama-f16.f32"));
+  const double plain_vs_llama =
+      MaxAbsDiff(StoredRowsOf(plain, sequences, positions), ReadF32(dir / "logits-llama-f16.f32"));
 
   uint8_t bytes[4];
   const uint32_t w = static_cast<uint32_t>(window);
@@ -341,7 +336,8 @@ TEST(MistralSlidingWindowTest, TheWindowKeyMakesALlamaFileAttendLikeMistral) {
   TinyModel windowed(WithMetadata(dir / "model-f16.gguf", "llama.attention.sliding_window",
                                   gguf::Value::FromFixedBytes(gguf::ValueType::kUint32, bytes)));
   ASSERT_TRUE(windowed.ok());
-  const double windowed_vs_hf = MaxAbsDiff(stored_rows(windowed), ReadF32(dir / "logits-hf.f32"));
+  const double windowed_vs_hf =
+      MaxAbsDiff(StoredRowsOf(windowed, sequences, positions), ReadF32(dir / "logits-hf.f32"));
   std::printf("mistral F16: no window vs llama.cpp %.5f; window %d vs transformers %.5f\n", plain_vs_llama, window,
               windowed_vs_hf);
   EXPECT_LE(plain_vs_llama, kF16Tolerance);
