@@ -143,7 +143,41 @@ TEST(BlockMatMulTest, ExtremeBlocksMatchTheReferenceInEverySet) {
         set->matmul(x.data(), m, w.view(), got.data(), ctx);
         EXPECT_EQ(FirstBitDifference(got.data(), want.data(), m * rows), -1)
             << set->name << " " << DTypeName(t) << " fill " << int{fill};
+        // One row at a time takes the decode path.
+        for (int64_t i = 0; i < m; ++i) {
+          set->matmul(x.data() + i * k, 1, w.view(), got.data(), ctx);
+          EXPECT_EQ(FirstBitDifference(got.data(), want.data() + i * rows, rows), -1)
+              << set->name << " " << DTypeName(t) << " fill " << int{fill} << " x " << i << " alone";
+        }
       }
+    }
+  }
+}
+
+// The Q8_K scale comes from the first value of largest magnitude: blocks
+// where +a and -a tie (in either order), an all-zero block, and a lone
+// value; every set quantizes its activations itself.
+TEST(BlockMatMulTest, Q8KScaleTiesAndZeroBlocksMatchTheReferenceInEverySet) {
+  const int64_t m = 2, rows = 17, k = 1024;
+  std::vector<float> x = RandomFloats(m * k, 11, -1.0f, 1.0f);
+  x[5] = -4.0f;
+  x[200] = 4.0f;
+  x[256 + 7] = 4.0f;
+  x[256 + 9] = -4.0f;
+  for (int64_t e = 512; e < 768; ++e) x[e] = 0.0f;
+  for (int64_t e = k; e < 2 * k; ++e) x[e] = e == k + 300 ? -0.5f : 0.0f;
+  for (DType t : {DType::kQ2_K, DType::kQ3_K, DType::kQ4_K, DType::kQ5_K, DType::kQ6_K, DType::kIQ4_XS}) {
+    const Weights w = MakeRawWeights(t, rows, k, 90 + static_cast<uint32_t>(t));
+    std::vector<float> want(static_cast<size_t>(m * rows));
+    ref::MatMul(x.data(), m, w.view(), want.data());
+    for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+      ThreadPool pool(2);
+      ComputeContext ctx(*set, pool);
+      std::vector<float> got(want.size(), -1.0f);
+      set->matmul(x.data(), m, w.view(), got.data(), ctx);
+      EXPECT_EQ(FirstBitDifference(got.data(), want.data(), m * rows), -1) << set->name << " " << DTypeName(t);
+      set->matmul(x.data() + k, 1, w.view(), got.data(), ctx);
+      EXPECT_EQ(FirstBitDifference(got.data(), want.data() + rows, rows), -1) << set->name << " " << DTypeName(t);
     }
   }
 }

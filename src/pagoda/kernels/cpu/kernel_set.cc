@@ -36,14 +36,15 @@ constexpr SimdMatMulOps kAvx2MatMul = {
     .q5_0 = avx2::PanelsQ5_0,
     .q5_1 = avx2::PanelsQ5_1,
     .iq4_nl = avx2::PanelsIQ4_NL,
+    .quantize_k = avx2::QuantizeRowsQ8_K,
     .k_scratch_bytes_per_super_block = avx2::kKScratchBytesPerSuperBlock,
     .k = avx2::PanelsK,
     .f32 = avx2::PanelsF32,
     .f16 = avx2::PanelsF16,
     .bf16 = avx2::PanelsBF16,
 };
-// The AVX-512 set has its own panels for the types of the default model; the
-// others run the AVX2 panels, which every AVX-512 CPU can execute (they step
+// The AVX-512 set has its own panels for the types of the default model and
+// the super-block types (Q4_K_M); the others run the AVX2 panels, which every AVX-512 CPU can execute (they step
 // 8 rows at a time within the 16-row panels, and the AVX-512 scratch is the
 // larger). Every panel equals the reference bit for bit, so mixing them
 // changes no result.
@@ -57,8 +58,9 @@ constexpr SimdMatMulOps kAvx512MatMul = {
     .q5_0 = avx2::PanelsQ5_0,
     .q5_1 = avx2::PanelsQ5_1,
     .iq4_nl = avx2::PanelsIQ4_NL,
-    .k_scratch_bytes_per_super_block = avx2::kKScratchBytesPerSuperBlock,
-    .k = avx2::PanelsK,
+    .quantize_k = avx2::QuantizeRowsQ8_K,
+    .k_scratch_bytes_per_super_block = avx512::kKScratchBytesPerSuperBlock,
+    .k = avx512::PanelsK,
     .f32 = avx512::PanelsF32,
     .f16 = avx512::PanelsF16,
     .bf16 = avx512::PanelsBF16,

@@ -49,9 +49,7 @@ void SuperBlockMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const
   const int64_t nb = w.cols / kSuperBlock;
   auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
   ThreadPool& pool = ctx.pool();
-  pool.ParallelFor(m, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) reference::QuantizeRowQ8_K(x + i * w.cols, xq + i * nb, w.cols);
-  });
+  pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize_k(x, w.cols, begin, end, xq); });
   const int64_t panels = (w.rows + ops.panel_rows - 1) / ops.panel_rows;
   pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) {
     const int64_t begin = pb * ops.panel_rows;

@@ -40,6 +40,9 @@ struct QuantizedRows {
 // Quantizes rows [row_begin, row_end) of x (out.k columns) into out.
 using QuantizeRowsFn = void (*)(const float* x, int64_t row_begin, int64_t row_end,
                                 const QuantizedRows& out);
+// The same to Q8_K for the super-block types, as reference::QuantizeRowQ8_K
+// (x has k columns; out holds k / 256 blocks per row).
+using QuantizeQ8_KFn = void (*)(const float* x, int64_t k, int64_t row_begin, int64_t row_end, BlockQ8_K* out);
 // y[i][j] for every x row i and weight rows j in [row_begin, row_end), a
 // whole number of panels except possibly at w.rows. y has w.rows columns.
 // scratch holds nb * scratch_bytes_per_block bytes, 64-byte aligned.
@@ -63,6 +66,7 @@ struct SimdMatMulOps {
   QuantPanelFn q5_0;
   QuantPanelFn q5_1;
   QuantPanelFn iq4_nl;
+  QuantizeQ8_KFn quantize_k;
   int64_t k_scratch_bytes_per_super_block;
   KPanelFn k;  // Q2_K..Q6_K and IQ4_XS
   FloatPanelFn f32;

@@ -16,6 +16,8 @@ constexpr int64_t kScratchBytesPerBlock = 16 * 32 + 8 * 4;
 constexpr int64_t kKScratchBytesPerSuperBlock = kPanelRows * 896;
 
 void QuantizeRows(const float* x, int64_t row_begin, int64_t row_end, const QuantizedRows& out);
+// Rows [row_begin, row_end) of x (k columns) to Q8_K, as reference::QuantizeRowQ8_K.
+void QuantizeRowsQ8_K(const float* x, int64_t k, int64_t row_begin, int64_t row_end, BlockQ8_K* out);
 
 void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y);

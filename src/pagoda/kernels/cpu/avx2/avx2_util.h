@@ -36,6 +36,15 @@ inline float Fold16(__m256 lo, __m256 hi) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
+// Lane r of the result is the sum of the 8 lanes of v[r]. Integer sums are
+// exact in any order.
+inline __m256i SumEach(const __m256i v[8]) {
+  const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
+  const __m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
+  // a holds rows 0-3 of the low halves, then rows 0-3 of the high halves; b rows 4-7.
+  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
+}
+
 // Mask selecting the first n (0..8) lanes, for maskload / maskstore.
 inline __m256i FirstLanes(int n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(n), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));

@@ -16,6 +16,7 @@
 #include <immintrin.h>
 
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
+#include "pagoda/kernels/cpu/avx2/avx2_util.h"
 #include "pagoda/kernels/cpu/avx2/k_decode_avx2.h"
 
 namespace pagoda::kernels::cpu::avx2 {
@@ -25,15 +26,6 @@ static_assert(sizeof(UnpackedK) * kPanelRows <= kKScratchBytesPerSuperBlock);
 
 __m256i Load(const void* p) { return _mm256_loadu_si256(static_cast<const __m256i*>(p)); }
 __m256i LoadAligned(const void* p) { return _mm256_load_si256(static_cast<const __m256i*>(p)); }
-
-// Lane r of the result is the sum of the 8 lanes of v[r]. Integer sums are
-// exact in any order.
-__m256i SumEach(const __m256i v[8]) {
-  const __m256i a = _mm256_hadd_epi32(_mm256_hadd_epi32(v[0], v[1]), _mm256_hadd_epi32(v[2], v[3]));
-  const __m256i b = _mm256_hadd_epi32(_mm256_hadd_epi32(v[4], v[5]), _mm256_hadd_epi32(v[6], v[7]));
-  // a holds rows 0-3 of the low halves, then rows 0-3 of the high halves; b rows 4-7.
-  return _mm256_add_epi32(_mm256_permute2x128_si256(a, b, 0x20), _mm256_permute2x128_si256(a, b, 0x31));
-}
 
 // The super-block's scale and minimum of the 8 rows, lane r from row r.
 void RowScales(const UnpackedK* const row[8], __m256* d, __m256* dmin) {

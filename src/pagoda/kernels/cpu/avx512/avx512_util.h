@@ -39,6 +39,40 @@ inline float Fold16(__m512 v) {
   return _mm_cvtss_f32(_mm_add_ss(s2, _mm_shuffle_ps(s2, s2, 1)));
 }
 
+// 16 bytes at `offset` of every row, arranged so that 128-bit lane L of v[a]
+// holds row a + 4L.
+inline void LoadRows(const uint8_t* const row[16], int64_t offset, __m512i v[4]) {
+  for (int a = 0; a < 4; ++a) {
+    __m512i z = _mm512_castsi128_si512(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a] + offset)));
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a + 4] + offset)), 1);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a + 8] + offset)), 2);
+    z = _mm512_inserti32x4(z, _mm_loadu_si128(reinterpret_cast<const __m128i*>(row[a + 12] + offset)), 3);
+    v[a] = z;
+  }
+}
+
+// Dword t of the 16 bytes at `offset` of every row, into lane r of out[t]: a
+// 4x4 dword transpose within 128-bit lanes leaves row 4L + a at dword 4L + a.
+inline void GatherDwords(const uint8_t* const row[16], int64_t offset, __m512i out[4]) {
+  __m512i v[4];
+  LoadRows(row, offset, v);
+  const __m512i t0 = _mm512_unpacklo_epi32(v[0], v[1]);
+  const __m512i t1 = _mm512_unpackhi_epi32(v[0], v[1]);
+  const __m512i t2 = _mm512_unpacklo_epi32(v[2], v[3]);
+  const __m512i t3 = _mm512_unpackhi_epi32(v[2], v[3]);
+  out[0] = _mm512_unpacklo_epi64(t0, t2);
+  out[1] = _mm512_unpackhi_epi64(t0, t2);
+  out[2] = _mm512_unpacklo_epi64(t1, t3);
+  out[3] = _mm512_unpackhi_epi64(t1, t3);
+}
+
+// Only out[3] of GatherDwords: the dword at offset + 12 of every row.
+inline __m512i GatherLastDword(const uint8_t* const row[16], int64_t offset) {
+  __m512i v[4];
+  LoadRows(row, offset, v);
+  return _mm512_unpackhi_epi64(_mm512_unpackhi_epi32(v[0], v[1]), _mm512_unpackhi_epi32(v[2], v[3]));
+}
+
 // Mask of the first n (0..16) lanes.
 inline __mmask16 FirstLanes(int64_t n) {
   return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1);

@@ -1,0 +1,162 @@
+// Super-block weight MatMul (Q2_K..Q6_K, IQ4_XS) with Q8_K activations for
+// AVX-512 VNNI.
+//
+// The reference (reference/vec_dot_k.cc) reduces each super-block to two
+// exact integers, scaled and mins, then does one float update per block:
+//   sumf += d_x * (d * (float)scaled - dmin * (float)mins).
+// Here lane l of every vector is weight row j0 + l of a 16-row panel, so no
+// horizontal sums are needed: one VPDPBUSD adds 4 products of a sub-block to
+// all 16 rows, VPMULLD applies the sub-block scales, and one VPDPWSSD per
+// pair of Q8_K bsums adds the minimums (or the correction for the unsigned
+// bias of the stored values). The integers are exact in any order, and the
+// float update is the reference's, lane by lane, in the same super-block
+// order, so results equal it bit for bit whatever the batch.
+//
+// Super-block b of the panel is unpacked once (k_unpack_avx512.h) into an
+// L1-resident scratch and every x row streams past it, up to 4 at a time
+// sharing each weight vector; y carries the running sums between super-blocks.
+// A single x row (decode) uses the weight vectors as they are unpacked.
+#include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
+#include "pagoda/kernels/cpu/avx512/k_unpack_avx512.h"
+
+namespace pagoda::kernels::cpu::avx512 {
+namespace {
+
+static_assert(sizeof(PackedK) <= kKScratchBytesPerSuperBlock);
+
+__m512i Broadcast32(const void* p) { return _mm512_set1_epi32(Load32(p)); }
+
+// Adds super-block p's term to y[r][0..16) (lanes in `store`) for R x rows,
+// given their scaled sums without the group term; on the first super-block
+// the running sums start from 0.
+template <bool kMins, int R>
+void AddTerm(const PackedK& p, const BlockQ8_K* const x[R], __m512i scaled[R], float* const y[R], bool first,
+             __mmask16 store) {
+  __m512i mins[R];
+  for (int r = 0; r < R; ++r) mins[r] = _mm512_setzero_si512();
+  for (int g = 0; g < 8; ++g) {
+    const __m512i group = _mm512_load_si512(p.group + g);
+    for (int r = 0; r < R; ++r) {
+      __m512i& acc = kMins ? mins[r] : scaled[r];
+      acc = _mm512_dpwssd_epi32(acc, group, Broadcast32(x[r]->bsums + 2 * g));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const __m512 term = _mm512_sub_ps(_mm512_mul_ps(p.d, _mm512_cvtepi32_ps(scaled[r])),
+                                      _mm512_mul_ps(p.dmin, _mm512_cvtepi32_ps(mins[r])));
+    const __m512 sum = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(store, y[r]);
+    _mm512_mask_storeu_ps(y[r], store, _mm512_add_ps(sum, _mm512_mul_ps(_mm512_set1_ps(x[r]->d), term)));
+  }
+}
+
+// R x rows against an unpacked super-block, sharing each weight vector.
+template <typename T, int R>
+void Tile(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t nb, int64_t b, float* y, int64_t ldy,
+          bool first, __mmask16 store) {
+  constexpr int kVecs = T::kSub / 4;  // weight vectors per sub-block
+  const BlockQ8_K* xr[R];
+  float* yr[R];
+  __m512i scaled[R];
+  for (int r = 0; r < R; ++r) {
+    xr[r] = x + (i0 + r) * nb + b;
+    yr[r] = y + (i0 + r) * ldy;
+    scaled[r] = _mm512_setzero_si512();
+  }
+  for (int s = 0; s < 256 / T::kSub; ++s) {
+    __m512i dot[R];
+    for (int r = 0; r < R; ++r) dot[r] = _mm512_setzero_si512();
+    for (int t = 0; t < kVecs; ++t) {
+      const int v = s * kVecs + t;
+      const __m512i w = _mm512_load_si512(p.w + v);
+      for (int r = 0; r < R; ++r) dot[r] = _mm512_dpbusd_epi32(dot[r], w, Broadcast32(xr[r]->qs + 4 * v));
+    }
+    const __m512i scale = _mm512_load_si512(p.scale + s);
+    for (int r = 0; r < R; ++r) scaled[r] = _mm512_add_epi32(scaled[r], _mm512_mullo_epi32(dot[r], scale));
+  }
+  AddTerm<T::kMins, R>(p, xr, scaled, yr, first, store);
+}
+
+// A sink that stores the weight vectors for the x rows that follow.
+struct StoreWeights {
+  PackedK* out;
+  void operator()(int v, __m512i w) const { _mm512_store_si512(out->w + v, w); }
+};
+
+// A sink that uses each weight vector at once for a single x row (decode),
+// saving its store and reload; the scales are already in p.
+template <int kSub>
+struct DotOneRow {
+  static constexpr int kVecs = kSub / 4;
+  const PackedK* p;
+  const int8_t* xq;
+  __m512i dot[256 / kSub];
+  __m512i scaled;
+  DotOneRow(const PackedK* packed, const int8_t* x) : p(packed), xq(x), scaled(_mm512_setzero_si512()) {
+    for (__m512i& d : dot) d = _mm512_setzero_si512();
+  }
+  void operator()(int v, __m512i w) {
+    const int s = v / kVecs;
+    dot[s] = _mm512_dpbusd_epi32(dot[s], w, Broadcast32(xq + 4 * v));
+    // The last vector of a sub-block comes after its others.
+    if (v % kVecs == kVecs - 1) {
+      scaled = _mm512_add_epi32(scaled, _mm512_mullo_epi32(dot[s], _mm512_load_si512(p->scale + s)));
+    }
+  }
+};
+
+template <typename T>
+void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
+            PackedK* packed, float* y) {
+  const int64_t nb = w.cols / kSuperBlock;
+  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
+  const int64_t row_bytes = nb * block_bytes;
+  for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
+    const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
+    const __mmask16 store = FirstLanes(rows);
+    const uint8_t* base[16];
+    for (int r = 0; r < 16; ++r) {
+      base[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
+    }
+    for (int64_t b = 0; b < nb; ++b) {
+      const uint8_t* row[16];
+      for (int r = 0; r < 16; ++r) row[r] = base[r] + b * block_bytes;
+      const bool first = b == 0;
+      if (m == 1) {
+        DotOneRow<T::kSub> dot(packed, x[b].qs);
+        T::Unpack(row, packed, dot);
+        const BlockQ8_K* xr[1] = {x + b};
+        float* yr[1] = {y + j0};
+        AddTerm<T::kMins, 1>(*packed, xr, &dot.scaled, yr, first, store);
+        continue;
+      }
+      StoreWeights sink{packed};
+      T::Unpack(row, packed, sink);
+      int64_t i = 0;
+      for (; i + 4 <= m; i += 4) Tile<T, 4>(*packed, x, i, nb, b, y + j0, w.rows, first, store);
+      switch (m - i) {
+        case 3: Tile<T, 3>(*packed, x, i, nb, b, y + j0, w.rows, first, store); break;
+        case 2: Tile<T, 2>(*packed, x, i, nb, b, y + j0, w.rows, first, store); break;
+        case 1: Tile<T, 1>(*packed, x, i, nb, b, y + j0, w.rows, first, store); break;
+        default: break;
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
+             void* scratch, float* y) {
+  auto* packed = static_cast<PackedK*>(scratch);
+  switch (w.dtype) {
+    case DType::kQ2_K: Panels<Q2K>(x, m, w, row_begin, row_end, packed, y); break;
+    case DType::kQ3_K: Panels<Q3K>(x, m, w, row_begin, row_end, packed, y); break;
+    case DType::kQ4_K: Panels<Q4K>(x, m, w, row_begin, row_end, packed, y); break;
+    case DType::kQ5_K: Panels<Q5K>(x, m, w, row_begin, row_end, packed, y); break;
+    case DType::kQ6_K: Panels<Q6K>(x, m, w, row_begin, row_end, packed, y); break;
+    case DType::kIQ4_XS: Panels<IQ4XS>(x, m, w, row_begin, row_end, packed, y); break;
+    default: break;
+  }
+}
+
+}  // namespace pagoda::kernels::cpu::avx512
