@@ -83,6 +83,33 @@ TEST(TypeMixTest, Q2KGivesVMoreBitsWhenKvHeadsAreShared) {
   EXPECT_EQ(Mix(FileType::kQ2_K, 8, table, 32, 8)[2], DType::kQ4_K);  // 4 query heads per KV head
 }
 
+TEST(TypeMixTest, Iq4GivesFiveBitsToTheFirstEighthOfFfnDownAndToSharedV) {
+  const std::vector<gguf::TensorInfo> table = Table(16, 512, false);
+  for (FileType ftype : {FileType::kIQ4_NL, FileType::kIQ4_XS}) {
+    const DType base = DefaultTensorType(ftype);
+    const std::vector<DType> types = Mix(ftype, 16, table);
+    for (int i = 0; i < 16; ++i) {
+      EXPECT_EQ(types[1 + 3 * i + 1], base) << "attn_v of layer " << i;
+      EXPECT_EQ(types[1 + 3 * i + 2], i < 2 ? DType::kQ5_K : base) << "ffn_down of layer " << i;
+    }
+    EXPECT_EQ(types.front(), base);
+    EXPECT_EQ(types.back(), DType::kQ6_K);
+    EXPECT_EQ(Mix(ftype, 16, table, 32, 8)[2], DType::kQ5_K);  // 4 query heads per KV head
+    EXPECT_EQ(Mix(ftype, 16, table, 16, 8)[2], base);
+  }
+}
+
+TEST(TypeMixTest, Iq4XsFallsBackToIq4NlThenF16) {
+  const std::vector<DType> xs = Mix(FileType::kIQ4_XS, 8, Table(8, 576, false));
+  EXPECT_EQ(xs[1 + 3 * 5 + 2], DType::kIQ4_NL);
+  EXPECT_EQ(xs.back(), DType::kQ8_0);  // the output: Q6_K cannot hold the rows either
+  const std::vector<DType> nl = Mix(FileType::kIQ4_NL, 8, Table(8, 576, false));
+  EXPECT_EQ(nl[1 + 3 * 5 + 2], DType::kIQ4_NL);
+  EXPECT_EQ(nl.back(), DType::kQ8_0);  // Q6_K's fallback, though IQ4_NL's 32 divide the rows
+  EXPECT_EQ(Mix(FileType::kIQ4_XS, 8, Table(8, 48, false))[2], DType::kF16);
+  EXPECT_EQ(Mix(FileType::kIQ4_NL, 8, Table(8, 48, false))[2], DType::kF16);
+}
+
 TEST(TypeMixTest, FloatFileTypesConvertEveryWeightButNotTheNorms) {
   const std::vector<DType> types = Mix(FileType::kF16, 2, Table(2, 576, true));
   EXPECT_EQ(types[0], DType::kF16);
@@ -103,6 +130,11 @@ TEST(FileTypeTest, NamesParseIgnoringCaseAndUnknownOnesAreRefused) {
   EXPECT_EQ(ParseFileType("Q4_K"), std::nullopt);  // llama-quantize has Q4_K_S and Q4_K_M
   EXPECT_EQ(FileTypeName(FileType::kQ5_K_M), "Q5_K_M");
   EXPECT_EQ(DefaultTensorType(FileType::kQ3_K_M), DType::kQ3_K);
+  EXPECT_EQ(ParseFileType("iq4_nl"), FileType::kIQ4_NL);
+  EXPECT_EQ(ParseFileType("IQ4_XS"), FileType::kIQ4_XS);
+  EXPECT_EQ(static_cast<uint32_t>(FileType::kIQ4_NL), 25u);  // llama_ftype's ids, stored in the file
+  EXPECT_EQ(static_cast<uint32_t>(FileType::kIQ4_XS), 30u);
+  EXPECT_EQ(DefaultTensorType(FileType::kIQ4_XS), DType::kIQ4_XS);
 }
 
 }  // namespace

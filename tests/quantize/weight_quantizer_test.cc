@@ -77,8 +77,8 @@ std::string SegmentOf(DType t, size_t byte) {
   return "segment " + std::to_string(segment) + " (" + Index()["segments"][segment].get<std::string>() + ")";
 }
 
-const std::string kTypes[] = {"F32", "F16", "BF16", "Q4_0", "Q4_1", "Q5_0", "Q5_1", "Q8_0",
-                               "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K"};
+const std::string kTypes[] = {"F32",  "F16",  "BF16", "Q4_0", "Q4_1", "Q5_0",   "Q5_1",  "Q8_0",
+                               "Q2_K", "Q3_K", "Q4_K", "Q5_K", "Q6_K", "IQ4_NL", "IQ4_XS"};
 
 class GgmlParityTest : public ::testing::TestWithParam<std::string> {};
 
@@ -134,6 +134,13 @@ INSTANTIATE_TEST_SUITE_P(WeightTypes, GgmlParityTest, ::testing::ValuesIn(kTypes
 // on the short side the elements beyond the stored range clip by more than
 // a step (on the fixture its worst error is 1.08 steps).
 //
+// IQ4_NL and IQ4_XS get a step of 16 levels, 0.13 of amax: their table's
+// widest gap is 24 of the 127 units amax spans, so the nearest value is at
+// most 0.09 of amax away, and the step's rest covers the fitted scale (not
+// amax / 127) and IQ4_XS's six-bit sub-block scales. Those are multiples of
+// 1/32 of the largest, so a sub-block under half a multiple is stored as
+// zeros, which misses its elements by at most about 2/64 of amax.
+//
 // The floor: every scale is an f16, whose rounding near zero is absolute,
 // at most 2^-25 (half the smallest subnormal); an element is
 // scale * (sub-block integer scale) * level, so that error is multiplied by
@@ -159,6 +166,8 @@ Tolerance ToleranceFor(DType t) {
     case DType::kQ4_K: return {1, 16, 16 * 64};
     case DType::kQ5_K: return {1, 32, 32 * 64};
     case DType::kQ6_K: return {1, 64, 32 * 128};
+    case DType::kIQ4_NL: return {1, 16, 127};
+    case DType::kIQ4_XS: return {1, 16, 32 * 127};
     default: return {0, 1, 0};
   }
 }
@@ -195,7 +204,7 @@ TEST(WeightQuantizerTest, KnowsWhichTypesItWrites) {
   for (const std::string& name : kTypes) {
     EXPECT_TRUE(CanQuantizeWeights(static_cast<DType>(TypeEntry(name)["ggml_id"].get<uint32_t>()))) << name;
   }
-  for (DType t : {DType::kQ8_1, DType::kQ8_K, DType::kIQ4_NL, DType::kIQ4_XS}) {
+  for (DType t : {DType::kQ8_1, DType::kQ8_K}) {
     EXPECT_FALSE(CanQuantizeWeights(t)) << DTypeName(t);
   }
 }
@@ -207,7 +216,9 @@ TEST(WeightQuantizerTest, RowLengthMustBeAMultipleOfTheBlock) {
   EXPECT_FALSE(CanQuantizeRowLength(DType::kQ4_K, 128));  // 32-aligned but not a super-block
   EXPECT_FALSE(CanQuantizeRowLength(DType::kQ6_K, 0));
   EXPECT_TRUE(CanQuantizeRowLength(DType::kF16, 7));
-  EXPECT_FALSE(CanQuantizeRowLength(DType::kIQ4_NL, 32));  // not a type we write
+  EXPECT_TRUE(CanQuantizeRowLength(DType::kIQ4_NL, 32));
+  EXPECT_FALSE(CanQuantizeRowLength(DType::kIQ4_XS, 32));  // IQ4_NL's table, but in super-blocks
+  EXPECT_FALSE(CanQuantizeRowLength(DType::kQ8_K, 256));   // not a type we write
 }
 
 TEST(WeightQuantizerDeathTest, RefusesABadRowLength) {
@@ -215,7 +226,8 @@ TEST(WeightQuantizerDeathTest, RefusesABadRowLength) {
   std::vector<char> out(4096);
   EXPECT_DEATH(QuantizeWeightRows(DType::kQ4_K, x.data(), 2, 128, out.data()), "multiple of the type's block size");
   EXPECT_DEATH(QuantizeWeightRows(DType::kQ8_0, x.data(), 1, 48, out.data()), "multiple of the type's block size");
-  EXPECT_DEATH(QuantizeWeightRows(DType::kIQ4_XS, x.data(), 1, 256, out.data()), "no weight quantizer");
+  EXPECT_DEATH(QuantizeWeightRows(DType::kIQ4_XS, x.data(), 4, 128, out.data()), "multiple of the type's block size");
+  EXPECT_DEATH(QuantizeWeightRows(DType::kQ8_K, x.data(), 1, 256, out.data()), "no weight quantizer");
 }
 
 }  // namespace

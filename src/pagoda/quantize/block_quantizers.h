@@ -26,4 +26,10 @@ void QuantizeQ6_K(const float* x, BlockQ6_K* y, int64_t nb);
 void QuantizeQ4_K(const float* x, BlockQ4_K* y, int64_t nb);
 void QuantizeQ5_K(const float* x, BlockQ5_K* y, int64_t nb);
 
+// GGML's non-linear 4-bit table, per 32 elements (quantize_iq4_nl) and in
+// 256-element super-blocks with six-bit sub-block scales (quantize_iq4_xs),
+// as ggml_quantize_chunk runs them with no importance matrix.
+void QuantizeIQ4_NL(const float* x, BlockIQ4_NL* y, int64_t nb);
+void QuantizeIQ4_XS(const float* x, BlockIQ4_XS* y, int64_t nb);
+
 }  // namespace pagoda::quantize

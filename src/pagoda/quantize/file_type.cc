@@ -12,7 +12,7 @@ struct FileTypeInfo {
   DType tensor_type;
 };
 
-constexpr std::array<FileTypeInfo, 16> kFileTypes = {{
+constexpr std::array<FileTypeInfo, 18> kFileTypes = {{
     {FileType::kF32, "F32", DType::kF32},
     {FileType::kF16, "F16", DType::kF16},
     {FileType::kBF16, "BF16", DType::kBF16},
@@ -29,6 +29,8 @@ constexpr std::array<FileTypeInfo, 16> kFileTypes = {{
     {FileType::kQ5_K_S, "Q5_K_S", DType::kQ5_K},
     {FileType::kQ5_K_M, "Q5_K_M", DType::kQ5_K},
     {FileType::kQ6_K, "Q6_K", DType::kQ6_K},
+    {FileType::kIQ4_NL, "IQ4_NL", DType::kIQ4_NL},
+    {FileType::kIQ4_XS, "IQ4_XS", DType::kIQ4_XS},
 }};
 
 const FileTypeInfo& Info(FileType t) {

@@ -135,6 +135,10 @@ DType TypeMix::ForAttentionV(DType type) {
     case FileType::kQ4_K_S:
       if (i < 4) type = DType::kQ5_K;
       break;
+    case FileType::kIQ4_NL:
+    case FileType::kIQ4_XS:
+      if (gqa >= 4) type = DType::kQ5_K;
+      break;
     default: break;
   }
   // llama.cpp's 70B class (80 layers with grouped KV heads): V is 8x smaller
@@ -168,6 +172,8 @@ DType TypeMix::ForFfnDown(const gguf::TensorInfo& tensor, DType type) {
       return UseMoreBits(i, n) ? DType::kQ6_K : type;
     case FileType::kQ5_K_M: return UseMoreBits(i, n) ? DType::kQ6_K : type;
     case FileType::kQ4_K_S: return !falcon && i < n / 8 ? DType::kQ5_K : type;
+    case FileType::kIQ4_NL:
+    case FileType::kIQ4_XS: return i < n / 8 ? DType::kQ5_K : type;
     default: return type;
   }
 }
@@ -179,7 +185,9 @@ DType TypeMix::ForAttentionOutput(DType type) const {
       case FileType::kQ2_K:
       case FileType::kQ3_K_M:
       case FileType::kQ4_K_S:
-      case FileType::kQ4_K_M: return DType::kQ5_K;
+      case FileType::kQ4_K_M:
+      case FileType::kIQ4_NL:
+      case FileType::kIQ4_XS: return DType::kQ5_K;
       default: return type;
     }
   }

@@ -5,8 +5,11 @@
 // The rules give more bits where errors hurt most: the output projection
 // (and a tied token embedding) at Q6_K; attn_v and ffn_down of the first
 // and last eighth of the layers and every third layer between at Q6_K in
-// the _M mixes; a fallback to a 32-element type for rows that are not a
-// multiple of 256 (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0).
+// the _M mixes; attn_v at Q5_K in IQ4_NL/IQ4_XS when four or more query
+// heads share a KV head, and ffn_down of their first eighth of the layers;
+// a fallback to a 32-element type for rows that are not a multiple of 256
+// (Q4_K -> Q5_0, Q5_K -> Q5_1, Q6_K -> Q8_0, Q2_K/Q3_K -> Q4_0,
+// IQ4_XS -> IQ4_NL).
 #pragma once
 
 #include <cstdint>

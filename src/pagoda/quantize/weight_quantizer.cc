@@ -39,16 +39,15 @@ bool QuantizeHere(DType t, const float* x, int64_t nb, void* out) {
     case DType::kQ4_K: QuantizeQ4_K(x, static_cast<BlockQ4_K*>(out), nb); return true;
     case DType::kQ5_K: QuantizeQ5_K(x, static_cast<BlockQ5_K*>(out), nb); return true;
     case DType::kQ6_K: QuantizeQ6_K(x, static_cast<BlockQ6_K*>(out), nb); return true;
+    case DType::kIQ4_NL: QuantizeIQ4_NL(x, static_cast<BlockIQ4_NL*>(out), nb); return true;
+    case DType::kIQ4_XS: QuantizeIQ4_XS(x, static_cast<BlockIQ4_XS*>(out), nb); return true;
     default: return false;
   }
 }
 
 }  // namespace
 
-bool CanQuantizeWeights(DType t) {
-  // Every storage type but IQ4_NL and IQ4_XS, which have no quantizer yet.
-  return IsKnownStorageDType(static_cast<uint32_t>(t)) && t != DType::kIQ4_NL && t != DType::kIQ4_XS;
-}
+bool CanQuantizeWeights(DType t) { return IsKnownStorageDType(static_cast<uint32_t>(t)); }
 
 bool CanQuantizeRowLength(DType t, int64_t n_per_row) {
   return CanQuantizeWeights(t) && n_per_row > 0 && n_per_row % DTypeBlockElems(t) == 0;

@@ -1,7 +1,8 @@
 // Weight quantization as llama-quantize does it without an importance
-// matrix: GGML's reference quantizers (ggml_quantize_chunk with no imatrix,
-// that is quantize_row_*_ref), reimplemented so that Pagoda writes the same
-// bytes as llama.cpp for the same f32 weights.
+// matrix: ggml_quantize_chunk with no imatrix (GGML's quantize_row_*_ref,
+// but for IQ4_NL and IQ4_XS quantize_iq4_nl/xs: IQ4_NL's _ref row searches
+// fewer scales), reimplemented so that Pagoda writes the same bytes as
+// llama.cpp for the same f32 weights.
 #pragma once
 
 #include <cstdint>
@@ -11,12 +12,12 @@
 namespace pagoda::quantize {
 
 // Whether QuantizeWeightRows writes this type: F32, F16, BF16, Q4_0, Q4_1,
-// Q5_0, Q5_1, Q8_0 and Q2_K..Q6_K.
+// Q5_0, Q5_1, Q8_0, Q2_K..Q6_K, IQ4_NL and IQ4_XS.
 bool CanQuantizeWeights(DType t);
 
 // Whether a row of n_per_row elements can be stored as t: a positive
-// multiple of its block size (32, or 256 for the K-quants). llama-quantize
-// picks another type for a tensor whose rows fail this.
+// multiple of its block size (32, or 256 for the K-quants and IQ4_XS).
+// llama-quantize picks another type for a tensor whose rows fail this.
 bool CanQuantizeRowLength(DType t, int64_t n_per_row);
 
 // Quantizes `rows` contiguous rows of n_per_row floats into `out`, which
