@@ -38,7 +38,7 @@ std::vector<int32_t> GenerateAlone(const std::vector<int32_t>& prompt, SamplingP
   Sampler sampler(static_cast<int32_t>(t->runner->vocab_size()), {}, *kernels::cpu::BestKernelSet().rows);
   const RandomStream random = RandomStream::For(params.seed, child);
   std::vector<int32_t> tokens = prompt;
-  SequenceChunk chunk{tokens, 0, table, LogitsMode::kLast};
+  SequenceChunk chunk{tokens, 0, BlockTables(&table, 1), LogitsMode::kLast};
   std::span<const float> logits = t->runner->Execute({&chunk, 1});
   std::vector<int32_t> outputs;
   SampledToken sampled;
@@ -47,7 +47,7 @@ std::vector<int32_t> GenerateAlone(const std::vector<int32_t>& prompt, SamplingP
     sampler.Sample(logits, {&s, 1}, {&sampled, 1});
     outputs.push_back(sampled.token_id);
     tokens.push_back(sampled.token_id);
-    SequenceChunk next{std::span(tokens).last(1), static_cast<int32_t>(tokens.size() - 1), table, LogitsMode::kLast};
+    SequenceChunk next{std::span(tokens).last(1), static_cast<int32_t>(tokens.size() - 1), BlockTables(&table, 1), LogitsMode::kLast};
     logits = t->runner->Execute({&next, 1});
   }
   return outputs;

@@ -38,7 +38,7 @@ std::unique_ptr<Request> MakeRequest(std::vector<int32_t> prompt, CacheKeys keys
 class KvCacheManagerTest : public ::testing::Test {
  protected:
   explicit KvCacheManagerTest(int32_t num_blocks = 8, bool prefix_caching = true)
-      : kv_({.num_blocks = num_blocks, .block_size = kBlockSize, .enable_prefix_caching = prefix_caching}) {}
+      : kv_({.num_blocks = num_blocks, .block_size = kBlockSize, .enable_prefix_caching = prefix_caching, .groups = {}}) {}
 
   // Admits the sequence from its cached prefix and computes it whole, as the
   // scheduler and runner would.
@@ -68,12 +68,13 @@ TEST_F(KvCacheManagerTest, PrefixHitReusesExactlyTheMatchingBlocks) {
   // Shares A's first two blocks, then differs.
   auto b = MakeRequest(Concat(Tokens(100, 8), Tokens(500, 5)));
   CachedPrefix hit = kv_.FindCachedPrefix(b->sequence(0));
-  EXPECT_EQ(hit.blocks, (std::vector<int32_t>{a_blocks[0], a_blocks[1]}));
+  ASSERT_EQ(hit.blocks.size(), 1u);
+  EXPECT_EQ(hit.blocks[0], (std::vector<int32_t>{a_blocks[0], a_blocks[1]}));
   EXPECT_EQ(hit.num_tokens, 8);
 
   // Differs inside the second block: only the first matches.
   auto c = MakeRequest(Concat(Tokens(100, 5), Tokens(900, 6)));
-  EXPECT_EQ(kv_.FindCachedPrefix(c->sequence(0)).blocks, (std::vector<int32_t>{a_blocks[0]}));
+  EXPECT_EQ(kv_.FindCachedPrefix(c->sequence(0)).blocks.at(0), (std::vector<int32_t>{a_blocks[0]}));
 
   // Exactly A's first 8 tokens: the last token must be computed, so 1 block.
   auto d = MakeRequest(Tokens(100, 8));

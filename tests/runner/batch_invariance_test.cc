@@ -29,7 +29,7 @@ std::vector<std::vector<float>> RunAlone(testing::TestRunner& t, const std::vect
   int32_t computed = 0;
   for (int step = 0; step <= decode_steps; ++step) {
     EXPECT_TRUE(GrowBlockTable(*t.blocks, table, tokens.size(), 16).ok());
-    SequenceChunk chunk{std::span(tokens).subspan(computed), computed, table, LogitsMode::kLast};
+    SequenceChunk chunk{std::span(tokens).subspan(computed), computed, BlockTables(&table, 1), LogitsMode::kLast};
     auto logits = t.runner->Execute({&chunk, 1});
     out.emplace_back(logits.begin(), logits.end());
     computed = static_cast<int32_t>(tokens.size());
@@ -59,7 +59,7 @@ TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) 
     for (testing::TestSequence& s : seqs) {
       const int32_t end = step == 0 ? static_cast<int32_t>(s.tokens.size() / 2) : static_cast<int32_t>(s.tokens.size());
       ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, end, 16).ok());
-      chunks.push_back({std::span(s.tokens).subspan(s.computed, end - s.computed), s.computed, s.table,
+      chunks.push_back({std::span(s.tokens).subspan(s.computed, end - s.computed), s.computed, BlockTables(&s.table, 1),
                         step == 0 ? LogitsMode::kNone : LogitsMode::kLast});
     }
     auto logits = t->runner->Execute(chunks);

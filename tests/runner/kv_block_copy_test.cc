@@ -46,25 +46,25 @@ TEST(KvBlockCopyTest, CopiedPartialBlockGivesTheSameNextLogits) {
   std::vector<int32_t> prompt(21);
   std::iota(prompt.begin(), prompt.end(), 100);
   const std::vector<int32_t> table = {0, 1};
-  SequenceChunk prefill{prompt, 0, table, LogitsMode::kNone};
+  SequenceChunk prefill{prompt, 0, BlockTables(&table, 1), LogitsMode::kNone};
   t->runner->Execute({&prefill, 1});
 
   const std::vector<int32_t> next = {42};
-  SequenceChunk decode{next, 21, table, LogitsMode::kLast};
+  SequenceChunk decode{next, 21, BlockTables(&table, 1), LogitsMode::kLast};
   const auto original = t->runner->Execute({&decode, 1});
   const std::vector<float> expected(original.begin(), original.end());
 
   // Block 5 holds garbage from nothing; the copy must make it block 1.
   const std::vector<int32_t> copy_table = {0, 5};
   const BlockCopy copy{1, 5};
-  SequenceChunk forked{next, 21, copy_table, LogitsMode::kLast};
+  SequenceChunk forked{next, 21, BlockTables(&copy_table, 1), LogitsMode::kLast};
   const auto copied = t->runner->Execute({&copy, 1}, {&forked, 1});
   ASSERT_EQ(copied.size(), expected.size());
   EXPECT_EQ(0, std::memcmp(copied.data(), expected.data(), expected.size() * sizeof(float)));
 
   // Without the copy the fresh block lacks the prompt's tail, so the logits change.
   const std::vector<int32_t> empty_table = {0, 6};
-  SequenceChunk uncopied{next, 21, empty_table, LogitsMode::kLast};
+  SequenceChunk uncopied{next, 21, BlockTables(&empty_table, 1), LogitsMode::kLast};
   const auto wrong = t->runner->Execute({&uncopied, 1});
   EXPECT_NE(0, std::memcmp(wrong.data(), expected.data(), expected.size() * sizeof(float)));
 }

@@ -80,7 +80,7 @@ TEST(LlamaCppParityTest, GreedyDecodingMatchesUntilANearTie) {
       testing::TestSequence& s = seqs[i];
       if (step == 0) s.tokens = prompts[i]["prompt_token_ids"].get<std::vector<int32_t>>();
       ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, s.tokens.size(), 16).ok());
-      chunks.push_back({std::span(s.tokens).subspan(s.computed), s.computed, s.table, LogitsMode::kLast});
+      chunks.push_back({std::span(s.tokens).subspan(s.computed), s.computed, BlockTables(&s.table, 1), LogitsMode::kLast});
     }
     std::span<const float> logits = t->runner->Execute(chunks);
     for (size_t i = 0; i < seqs.size(); ++i) {
@@ -139,9 +139,9 @@ TEST(LlamaCppParityTest, TeacherForcedLogitsMatch) {
         s.tokens.insert(s.tokens.end(), gen.begin(), gen.end() - 1);
         ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, s.tokens.size(), 16).ok());
         // A one-token prompt has nothing to compute before phase 2.
-        if (s.computed > 0) chunks.push_back({std::span(s.tokens).first(s.computed), 0, s.table, LogitsMode::kNone});
+        if (s.computed > 0) chunks.push_back({std::span(s.tokens).first(s.computed), 0, BlockTables(&s.table, 1), LogitsMode::kNone});
       } else {
-        chunks.push_back({std::span(s.tokens).subspan(s.computed), s.computed, s.table, LogitsMode::kAll});
+        chunks.push_back({std::span(s.tokens).subspan(s.computed), s.computed, BlockTables(&s.table, 1), LogitsMode::kAll});
       }
     }
     std::span<const float> logits = t->runner->Execute(chunks);
@@ -184,7 +184,7 @@ TEST(LlamaCppParityTest, PromptLogitsMatchOverTheWholeVocabulary) {
     testing::TestSequence s;
     s.tokens = ref["prompts"][i]["prompt_token_ids"].get<std::vector<int32_t>>();
     ASSERT_TRUE(GrowBlockTable(*t->blocks, s.table, s.tokens.size(), 16).ok());
-    SequenceChunk chunk{s.tokens, 0, s.table, LogitsMode::kLast};
+    SequenceChunk chunk{s.tokens, 0, BlockTables(&s.table, 1), LogitsMode::kLast};
     std::span<const float> logits = t->runner->Execute({&chunk, 1});
     const std::vector<float> want = LoadF32("prompt" + std::to_string(i) + "_last_logits.f32");
     ASSERT_EQ(static_cast<int64_t>(want.size()), vocab);

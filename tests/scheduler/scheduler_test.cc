@@ -32,7 +32,7 @@ SchedulerConfig Config(const Options& o) {
   c.max_num_partial_prefills = o.max_num_partial_prefills;
   c.max_long_partial_prefills = o.max_long_partial_prefills;
   c.eos_token_id = kEos;
-  c.kv = {.num_blocks = o.num_blocks, .block_size = kBlockSize, .enable_prefix_caching = true};
+  c.kv = {.num_blocks = o.num_blocks, .block_size = kBlockSize, .enable_prefix_caching = true, .groups = {}};
   auto now = std::make_shared<double>(0);
   c.clock = [now] { return *now += 1; };  // every call is one tick later
   return c;
@@ -122,7 +122,7 @@ TEST_F(SchedulerTest, ChunksALongPromptWithinTheTokenBudget) {
     sizes.push_back(static_cast<int64_t>(p.seqs[0].token_ids.size()));
     EXPECT_EQ(p.seqs[0].needs_logits, i == 2);
     EXPECT_EQ(p.num_batched_tokens, sizes.back());
-    EXPECT_EQ(p.seqs[0].block_table.size(), static_cast<size_t>((starts.back() + sizes.back() + 3) / 4));
+    EXPECT_EQ(p.seqs[0].block_tables[0].size(), static_cast<size_t>((starts.back() + sizes.back() + 3) / 4));
   }
   EXPECT_EQ(starts, (std::vector<int64_t>{0, 8, 16}));
   EXPECT_EQ(sizes, (std::vector<int64_t>{8, 8, 4}));
@@ -228,7 +228,7 @@ TEST_F(SchedulerTest, ForksAfterThePromptAndCopiesTheSharedPartialBlockOnWrite) 
   ASSERT_EQ(p1.seqs.size(), 1u);
   EXPECT_TRUE(p1.seqs[0].needs_logits);
   EXPECT_EQ(p1.seqs[0].num_samples, 3);
-  const std::vector<int32_t> prompt_blocks(p1.seqs[0].block_table.begin(), p1.seqs[0].block_table.end());
+  const std::vector<int32_t> prompt_blocks(p1.seqs[0].block_tables[0].begin(), p1.seqs[0].block_tables[0].end());
   UpdateResult r1 = s_->Update(p1, std::vector<std::vector<int32_t>>{{50, 51, 52}});
   ASSERT_EQ(r1.outputs.size(), 3u);
   for (int k = 0; k < 3; ++k) {
@@ -245,8 +245,8 @@ TEST_F(SchedulerTest, ForksAfterThePromptAndCopiesTheSharedPartialBlockOnWrite) 
   std::set<int32_t> last_blocks;
   for (const ScheduledSequence& e : p2.seqs) {
     EXPECT_EQ(e.num_computed_tokens, 6);
-    EXPECT_EQ(e.block_table[0], prompt_blocks[0]);  // the full block stays shared
-    last_blocks.insert(e.block_table[1]);
+    EXPECT_EQ(e.block_tables[0][0], prompt_blocks[0]);  // the full block stays shared
+    last_blocks.insert(e.block_tables[0][1]);
   }
   EXPECT_EQ(last_blocks.size(), 3u);
   for (const BlockCopy& c : p2.copies) {
@@ -409,7 +409,7 @@ TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
   EXPECT_TRUE(p1.seqs[0].needs_logits);
   EXPECT_EQ(p1.seqs[0].num_samples, 0);
   EXPECT_TRUE(s_->Update(p1, Sample(p1)).outputs.empty());
-  const std::vector<int32_t> prompt_blocks(p1.seqs[0].block_table.begin(), p1.seqs[0].block_table.end());
+  const std::vector<int32_t> prompt_blocks(p1.seqs[0].block_tables[0].begin(), p1.seqs[0].block_tables[0].end());
   // Parked: nothing to compute until the round ends.
   EXPECT_TRUE(s_->Schedule().empty());
 
@@ -426,7 +426,7 @@ TEST_F(SchedulerTest, BeamRoundsForkAndDropSequencesSharingTheirPast) {
   ASSERT_EQ(p2.seqs.size(), 2u);
   EXPECT_EQ(p2.copies.size(), 1u);  // the first writer copies the shared partial block
   s_->Update(p2, Sample(p2));
-  const std::vector<int32_t> beam1_table(p2.seqs[1].block_table.begin(), p2.seqs[1].block_table.end());
+  const std::vector<int32_t> beam1_table(p2.seqs[1].block_tables[0].begin(), p2.seqs[1].block_tables[0].end());
 
   // Round 2: both children continue beam 1; beam 0 is dropped and its
   // private block freed, the shared full block kept by beam 1's children.

@@ -1,9 +1,11 @@
 // Randomized simulation of the bookkeeping stack with no model: random
 // arrivals, shared prefixes, n > 1, beam searches, aborts and a pool small
-// enough to force preemptions (and suspensions of parked beams). A fake runner keeps a token per KV slot, performs the plan's
-// block copies and writes, and its fake model reads each sequence's context
-// back through the block table, so any wrong sharing, missed copy or bad
-// prefix hit changes the tokens. Every request must end with exactly the
+// enough to force preemptions (and suspensions of parked beams). A fake
+// runner keeps a token per KV slot, performs the plan's block copies and
+// writes, and its fake model reads each sequence's context back through the
+// block tables (every group's, for hybrid layouts with sliding windows: the
+// part each group's layers can see), so any wrong sharing, missed copy, bad
+// prefix hit or block released too early changes the tokens. Every request must end with exactly the
 // tokens an unlimited pool gives: the fake model makes them a pure function
 // of the context, computed here directly as the oracle.
 #include <gtest/gtest.h>
@@ -110,12 +112,17 @@ struct SimConfig {
   int32_t long_prefill_token_threshold = 0;
   int32_t max_num_partial_prefills = 1;
   int32_t max_long_partial_prefills = 1;
+  // The KV cache groups' sliding windows (0: full attention); empty: one full group.
+  std::vector<int64_t> windows = {};
+  int32_t num_blocks = 24;
 };
 
 void PrintTo(const SimConfig& c, std::ostream* os) {
   *os << "seed " << c.seed << (c.policy == SchedulingPolicy::kFcfs ? " fcfs" : " priority")
       << (c.prefix_caching ? "" : " no-prefix-caching") << " threshold " << c.long_prefill_token_threshold
-      << " partial prefills " << c.max_num_partial_prefills << "/" << c.max_long_partial_prefills;
+      << " partial prefills " << c.max_num_partial_prefills << "/" << c.max_long_partial_prefills << " windows";
+  for (int64_t w : c.windows) *os << " " << w;
+  *os << " blocks " << c.num_blocks;
 }
 
 struct SimCounts {
@@ -123,11 +130,15 @@ struct SimCounts {
   int64_t beam_rounds = 0, beams_finished = 0, suspended_beams = 0;
   int64_t capped_chunks = 0;        // prefill chunks cut at the threshold
   int64_t shared_prefill_steps = 0;  // steps with two or more prompt chunks
+  int64_t released_entries = 0;      // windowed table entries whose block went back to the pool, seen in plans
 };
 
 class Simulation {
  public:
-  explicit Simulation(const SimConfig& c) : rng_(c.seed), threshold_(c.long_prefill_token_threshold) {
+  explicit Simulation(const SimConfig& c)
+      : rng_(c.seed), threshold_(c.long_prefill_token_threshold), num_blocks_(c.num_blocks) {
+    for (int64_t w : c.windows) groups_.push_back({.sliding_window = w});
+    if (groups_.empty()) groups_.push_back({});
     SchedulerConfig sc;
     sc.max_num_batched_tokens = 32;
     sc.max_num_seqs = 8;
@@ -137,10 +148,13 @@ class Simulation {
     sc.max_num_partial_prefills = c.max_num_partial_prefills;
     sc.max_long_partial_prefills = c.max_long_partial_prefills;
     sc.eos_token_id = kEos;
-    sc.kv = {.num_blocks = 24, .block_size = kBlockSize, .enable_prefix_caching = c.prefix_caching};
+    sc.kv = {.num_blocks = num_blocks_,
+             .block_size = kBlockSize,
+             .enable_prefix_caching = c.prefix_caching,
+             .groups = groups_};
     sc.clock = [this] { return static_cast<double>(step_); };
     scheduler_ = std::make_unique<Scheduler>(std::move(sc));
-    kv_.assign(24 * kBlockSize, -1);
+    kv_.assign(static_cast<size_t>(num_blocks_) * kBlockSize, -1);
     for (int i = 0; i < 4; ++i) {
       std::vector<int32_t> prefix(Uniform(0, 21));
       for (int32_t& t : prefix) t = Uniform(3, kVocab - 1);
@@ -194,7 +208,8 @@ class Simulation {
     if (Chance(0.1)) keys.cache_salt = "tenant";
     const std::string id = "r" + std::to_string(next_id_++);
     const int64_t longest = p.max_tokens ? std::min<int64_t>(64, prompt.size() + *p.max_tokens) : 64;
-    const bool refusable = static_cast<int64_t>(prompt.size()) >= 64 || longest > 24 * kBlockSize;
+    const bool refusable = static_cast<int64_t>(prompt.size()) >= 64 ||
+                           MaxBlocksPerSequence(groups_, kBlockSize, longest, 32) > num_blocks_;
     auto request = std::make_unique<Request>(id, std::move(prompt), p, static_cast<double>(step_), Uniform(0, 3), keys);
     request->set_parks(p.use_beam_search);  // as the engine marks a beam request
     const Status s = scheduler_->AddRequest(std::move(request));
@@ -230,11 +245,21 @@ class Simulation {
     }
   }
 
-  int32_t& Slot(const ScheduledSequence& e, int64_t pos) {
+  // The slot of position `pos` in group `g`'s blocks. A block belongs to one
+  // group at a time, so one token per slot stands for every group's K/V.
+  int32_t& Slot(const ScheduledSequence& e, size_t g, int64_t pos) {
     const size_t index = static_cast<size_t>(pos / kBlockSize);
-    EXPECT_LT(index, e.block_table.size()) << "a position beyond the block table";
-    const int32_t block = index < e.block_table.size() ? e.block_table[index] : 0;
-    return kv_.at(static_cast<size_t>(block) * kBlockSize + pos % kBlockSize);
+    const std::vector<int32_t>& table = e.block_tables[g];
+    EXPECT_LT(index, table.size()) << "a position beyond the block table";
+    const int32_t block = index < table.size() ? table[index] : kNullBlock;
+    EXPECT_NE(block, kNullBlock) << "position " << pos << " of group " << g << " has left the pool";
+    return kv_.at(static_cast<size_t>(std::max(block, 0)) * kBlockSize + pos % kBlockSize);
+  }
+
+  // The first position a group's layers read for queries from `first_query` on.
+  int64_t FirstVisible(size_t g, int64_t first_query) const {
+    const int64_t w = groups_[g].sliding_window;
+    return w == 0 ? 0 : std::max<int64_t>(0, first_query - w + 1);
   }
 
   const Sequence* FindSequence(const ScheduledSequence& e) const {
@@ -262,24 +287,35 @@ class Simulation {
     }
     counts_.copies += static_cast<int64_t>(plan.copies.size());
     for (const ScheduledSequence& e : plan.seqs) {
-      for (size_t i = 0; i < e.token_ids.size(); ++i) Slot(e, e.num_computed_tokens + i) = e.token_ids[i];
+      ASSERT_EQ(e.block_tables.size(), groups_.size());
+      const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
+      const int64_t held = scheduler_->kv_cache().num_blocks_held(e.seq_id);
+      ASSERT_LE(held, MaxBlocksPerSequence(groups_, kBlockSize, end, 32)) << e.request->id();
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        counts_.released_entries += std::count(e.block_tables[g].begin(), e.block_tables[g].end(), kNullBlock);
+        for (size_t i = 0; i < e.token_ids.size(); ++i) Slot(e, g, e.num_computed_tokens + i) = e.token_ids[i];
+      }
     }
     std::vector<std::vector<int32_t>> sampled;
     for (const ScheduledSequence& e : plan.seqs) {
       const Sequence* seq = FindSequence(e);
       ASSERT_NE(seq, nullptr);
       ASSERT_FALSE(e.token_ids.empty()) << "a prefix hit must leave the last token to compute";
-      // A prefix hit reuses blocks holding exactly this sequence's tokens.
+      // Every group's layers read what they can see for this step's
+      // queries: all earlier positions, or those inside the window. A
+      // prefix hit must bring exactly this sequence's tokens there.
       counts_.cached_tokens += e.num_cached_tokens;
-      for (int64_t pos = 0; pos < e.num_cached_tokens; ++pos) {
-        ASSERT_EQ(Slot(e, pos), seq->token_ids()[pos]) << "prefix hit on wrong K/V at " << pos;
+      const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
+      for (size_t g = 0; g < groups_.size(); ++g) {
+        for (int64_t pos = FirstVisible(g, e.num_computed_tokens); pos < end; ++pos) {
+          ASSERT_EQ(Slot(e, g, pos), seq->token_ids()[pos])
+              << e.request->id() << ": wrong K/V at " << pos << " in group " << g << " (cached up to "
+              << e.num_cached_tokens << ")";
+        }
       }
       std::vector<int32_t> tokens;
       if (e.needs_logits) {
-        const int64_t end = e.num_computed_tokens + static_cast<int64_t>(e.token_ids.size());
-        std::vector<int32_t> context;
-        for (int64_t pos = 0; pos < end; ++pos) context.push_back(Slot(e, pos));
-        ASSERT_TRUE(std::equal(context.begin(), context.end(), seq->token_ids().begin())) << e.request->id();
+        const std::vector<int32_t> context(seq->token_ids().begin(), seq->token_ids().begin() + end);
         for (int32_t k = 0; k < e.num_samples; ++k) tokens.push_back(FakeToken(context, k));
         if (e.num_samples > 1) ++counts_.forked;
         // A beam's candidates are known (the engine keeps them through a preemption).
@@ -349,6 +385,8 @@ class Simulation {
 
   std::mt19937 rng_;
   const int32_t threshold_;
+  const int32_t num_blocks_;
+  std::vector<KvCacheGroupSpec> groups_;
   std::unique_ptr<Scheduler> scheduler_;
   std::vector<int32_t> kv_;  // the token whose K/V each slot holds
   std::vector<std::vector<int32_t>> prefixes_;
@@ -375,11 +413,15 @@ TEST_P(SimulationTest, EveryRequestGetsItsUnlimitedPoolOutput) {
   EXPECT_GT(s.num_preemptions, 100);
   EXPECT_GT(c.beams_finished, 50);
   EXPECT_GT(c.beam_rounds, 500);
-  EXPECT_GT(c.suspended_beams, 10);
+  // Small windowed pools preempt mostly sequences that are not parked.
+  EXPECT_GT(c.suspended_beams, GetParam().windows.empty() ? 10 : 0);
   if (GetParam().long_prefill_token_threshold > 0) {
     EXPECT_GT(c.capped_chunks, 1000);
   }
   EXPECT_GT(c.shared_prefill_steps, 500);
+  if (GetParam().windows.size() > 1 || (GetParam().windows.size() == 1 && GetParam().windows[0] > 0)) {
+    EXPECT_GT(c.released_entries, 1000);
+  }
   if (GetParam().prefix_caching) {
     EXPECT_GT(c.cached_tokens, 5000);
     EXPECT_GT(s.prefix_cache_hits, 0);
@@ -396,7 +438,14 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SimulationTest,
                                            SimConfig{5, SchedulingPolicy::kFcfs, true, 6},
                                            SimConfig{6, SchedulingPolicy::kFcfs, true, 5, 3, 1},
                                            SimConfig{7, SchedulingPolicy::kPriority, true, 4, 4, 2},
-                                           SimConfig{8, SchedulingPolicy::kFcfs, false, 0, 3, 1}),
+                                           SimConfig{8, SchedulingPolicy::kFcfs, false, 0, 3, 1},
+                                           // Hybrid layouts: Gemma 2's (one windowed group, one full),
+                                           // Mistral's (windowed only), Gemma 3's (windowed groups
+                                           // outnumber the full one).
+                                           SimConfig{9, SchedulingPolicy::kFcfs, true, 0, 1, 1, {8, 0}, 36},
+                                           SimConfig{10, SchedulingPolicy::kPriority, true, 5, 3, 1, {12}, 16},
+                                           SimConfig{11, SchedulingPolicy::kFcfs, true, 0, 1, 1, {8, 8, 0}, 48},
+                                           SimConfig{12, SchedulingPolicy::kFcfs, false, 0, 1, 1, {8, 0}, 36}),
                          [](const auto& info) {
                            const SimConfig& c = info.param;
                            std::string name = "Seed" + std::to_string(c.seed) +
@@ -404,6 +453,10 @@ INSTANTIATE_TEST_SUITE_P(Seeds, SimulationTest,
                                               (c.prefix_caching ? "" : "NoPrefixCaching");
                            if (c.long_prefill_token_threshold > 0) {
                              name += "Threshold" + std::to_string(c.long_prefill_token_threshold);
+                           }
+                           if (!c.windows.empty()) {
+                             name += "Windows";
+                             for (int64_t w : c.windows) name += "_" + std::to_string(w);
                            }
                            if (c.max_num_partial_prefills > 1) {
                              name += "PartialPrefills" + std::to_string(c.max_num_partial_prefills) + "Long" +

@@ -19,8 +19,9 @@ void PrintKvCacheBytesPerToken(const std::string& path, std::ostream& out) {
     return;
   }
   const ModelConfig& model = loaded->model->config();
-  out << "KV cache bytes per token: " << KvCacheBytesFor(model, DType::kF16, 1, 1) << " (f16), "
-      << KvCacheBytesFor(model, DType::kF32, 1, 1) << " (f32)\n";
+  out << "KV cache bytes per token: " << KvCacheBytesPerToken(model, DType::kF16) << " (f16), "
+      << KvCacheBytesPerToken(model, DType::kF32) << " (f32)\n";
+  out << "KV cache groups: " << DescribeKvCacheGroups(model) << "\n";
 }
 
 }  // namespace

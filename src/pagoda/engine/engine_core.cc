@@ -9,6 +9,7 @@
 
 #include "pagoda/base/check.h"
 #include "pagoda/beam_search/beam_round.h"
+#include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 
 namespace pagoda {
@@ -46,12 +47,26 @@ void ResolvePrefillLimits(EngineConfig& c, int64_t max_model_len) {
 
 // vLLM's start-up check (check_enough_kv_cache_memory), naming Pagoda's
 // flag for the cache size: a cache too small for one request of
-// max_model_len tokens would refuse such requests, or never finish them.
-Status CheckKvCacheHoldsOneRequest(const KvCacheShape& shape, int64_t kv_cache_memory, int64_t max_model_len) {
+// max_model_len tokens would refuse such requests, or never finish them. A
+// hybrid model's windowed groups need only their window and a chunk.
+Status CheckKvCacheHoldsOneRequest(const KvCacheShape& shape, const KvCacheLayout& layout, int64_t kv_cache_memory,
+                                   int64_t max_model_len, int64_t max_chunk) {
   const int64_t bytes_per_block = shape.BytesPerBlock();
-  const int64_t needed = (max_model_len + shape.block_size - 1) / shape.block_size * bytes_per_block;
+  const int32_t bs = static_cast<int32_t>(shape.block_size);
+  auto bytes_for = [&](int64_t len) { return MaxBlocksPerSequence(layout.groups, bs, len, max_chunk) * bytes_per_block; };
+  const int64_t needed = bytes_for(max_model_len);
   if (needed <= kv_cache_memory) return Status::Ok();
-  const int64_t estimated_max_len = kv_cache_memory / bytes_per_block * shape.block_size;
+  // The longest request that fits: bytes_for grows with the length.
+  int64_t lo = 0, hi = max_model_len;
+  while (lo < hi) {
+    const int64_t mid = (lo + hi + 1) / 2;
+    if (bytes_for(mid) <= kv_cache_memory) {
+      lo = mid;
+    } else {
+      hi = mid - 1;
+    }
+  }
+  const int64_t estimated_max_len = lo / bs * bs;
   const std::string estimate =
       estimated_max_len > 0
           ? fmt::format(" Based on the available memory, the estimated maximum model length is {}.", estimated_max_len)
@@ -95,9 +110,13 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   core->config_.max_model_len = max_model_len;
   ResolvePrefillLimits(core->config_, max_model_len);
 
-  const KvCacheShape shape{mc.num_layers, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
-  PAGODA_RETURN_IF_ERROR(CheckKvCacheHoldsOneRequest(shape, config.kv_cache_memory, max_model_len));
-  PAGODA_ASSIGN_OR_RETURN(core->arena_, KvCacheArena::Create(shape, config.kv_cache_memory));
+  KvCacheLayout layout = PlanKvCacheLayout(mc.layer_sliding_window);
+  const KvCacheShape shape{layout.num_slots, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
+  PAGODA_RETURN_IF_ERROR(CheckKvCacheHoldsOneRequest(shape, layout, config.kv_cache_memory, max_model_len,
+                                                     config.max_num_batched_tokens));
+  const std::string layout_description = DescribeKvCacheLayout(layout);
+  std::vector<KvCacheGroupSpec> groups = layout.groups;
+  PAGODA_ASSIGN_OR_RETURN(core->arena_, KvCacheArena::Create(shape, std::move(layout), config.kv_cache_memory));
   const int64_t num_blocks = core->arena_->num_blocks();
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
   core->pool_ = std::make_unique<ThreadPool>(config.threads);
@@ -117,7 +136,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   sc.max_long_partial_prefills = config.max_long_partial_prefills;
   sc.policy = config.scheduling_policy;
   sc.eos_token_id = core->tokenizer_->eos_id();
-  sc.kv = KvCacheConfig{static_cast<int32_t>(num_blocks), config.block_size, config.enable_prefix_caching};
+  sc.kv = KvCacheConfig{static_cast<int32_t>(num_blocks), config.block_size, config.enable_prefix_caching,
+                        std::move(groups)};
   sc.clock = &EngineCore::Now;
   core->scheduler_ = std::make_unique<Scheduler>(std::move(sc));
 
@@ -134,14 +154,17 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
 
   uint64_t weight_bytes = 0;
   for (const gguf::TensorInfo& t : core->file_->tensors()) weight_bytes += t.nbytes;
+  const int64_t kv_bytes_per_token = KvCacheBytesPerToken(mc, config.kv_cache_dtype);
   spdlog::info("model: {} architecture, {} weight bytes ({}), {} KV cache bytes per token", mc.architecture,
-               weight_bytes, gguf::DescribeTypeMix(*core->file_), shape.BytesPerBlock() / config.block_size);
+               weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);
   const int64_t num_tokens = num_blocks * config.block_size;
-  spdlog::info("KV cache: {} blocks of {} tokens = {} tokens ({} {} bytes per block, {} MiB); "
+  const int64_t blocks_per_request = core->scheduler_->kv_cache().MaxBlocksPerSequence(
+      max_model_len, config.max_num_batched_tokens);
+  spdlog::info("KV cache: {} blocks of {} tokens = {} tokens ({} {} bytes per block, {} MiB), {}; "
                "maximum concurrency for {} tokens per request: {:.2f}x",
                num_blocks, config.block_size, num_tokens, shape.BytesPerBlock(), DTypeName(shape.dtype),
-               num_blocks * shape.BytesPerBlock() >> 20, max_model_len,
-               static_cast<double>(num_tokens) / static_cast<double>(max_model_len));
+               num_blocks * shape.BytesPerBlock() >> 20, layout_description, max_model_len,
+               static_cast<double>(num_blocks) / static_cast<double>(blocks_per_request));
   return core;
 }
 
@@ -290,7 +313,7 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     const int64_t num_prompt = static_cast<int64_t>(e.prompt_token_ids.size());
     scores_prompt[j] = next < num_prompt && next > e.num_computed_tokens && next <= end;
     const LogitsMode mode = scores_prompt[j] ? LogitsMode::kAll : e.needs_logits ? LogitsMode::kLast : LogitsMode::kNone;
-    chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_table, mode});
+    chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_tables, mode});
   }
   const double forward_start = Now();
   const std::span<const float> logits = runner_->Execute(plan.copies, chunks_);

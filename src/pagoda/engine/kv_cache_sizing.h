@@ -3,13 +3,23 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 
 #include "pagoda/model/model_config.h"
 #include "pagoda/tensor/dtype.h"
 
 namespace pagoda {
 
-// Bytes that hold `num_seqs` sequences of `num_tokens` tokens each, in whole blocks.
+// Bytes one token's K and V take over all layers (what a full-attention
+// model holds per token; a hybrid model's windowed layers hold at most their
+// window).
+int64_t KvCacheBytesPerToken(const ModelConfig& model, DType dtype);
+
+// How the model's layers share the cache: its KV cache groups, in one line.
+std::string DescribeKvCacheGroups(const ModelConfig& model);
+
+// Bytes that hold `num_seqs` sequences of `num_tokens` tokens each, in whole
+// blocks (windowed layers sized as if computed in one chunk: every token).
 int64_t KvCacheBytesFor(const ModelConfig& model, DType dtype, int32_t block_size, int64_t num_tokens,
                         int64_t num_seqs = 1);
 

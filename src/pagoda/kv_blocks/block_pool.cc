@@ -56,9 +56,9 @@ std::optional<int32_t> BlockPool::Allocate() {
   const int32_t b = head_;
   Unlink(b);
   Block& m = blocks_[b];
-  if (m.hash) {
-    cached_.erase(*m.hash);
-    m.hash.reset();
+  if (m.key) {
+    cached_.erase(*m.key);
+    m.key.reset();
     ++num_evictions_;
   }
   m.ref_cnt = 1;
@@ -79,21 +79,28 @@ void BlockPool::Release(int32_t block) {
   if (--m.ref_cnt == 0) PushTail(block);
 }
 
-std::optional<int32_t> BlockPool::Lookup(const BlockHash& hash) const {
-  auto it = cached_.find(hash);
+std::optional<BlockHash> BlockPool::hash(int32_t block) const {
+  const std::optional<CacheKey>& key = blocks_.at(block).key;
+  if (!key) return std::nullopt;
+  return key->hash;
+}
+
+std::optional<int32_t> BlockPool::Lookup(const BlockHash& hash, int32_t group) const {
+  auto it = cached_.find(CacheKey{hash, group});
   if (it == cached_.end()) return std::nullopt;
   return it->second;
 }
 
-bool BlockPool::SetHash(int32_t block, const BlockHash& hash) {
+bool BlockPool::SetHash(int32_t block, const BlockHash& hash, int32_t group) {
   Block& m = blocks_.at(block);
   PAGODA_CHECK_MSG(m.ref_cnt > 0, "naming a free block");
-  if (m.hash) {
-    PAGODA_CHECK_MSG(*m.hash == hash, "renaming a cached block");
+  const CacheKey key{hash, group};
+  if (m.key) {
+    PAGODA_CHECK_MSG(*m.key == key, "renaming a cached block");
     return true;
   }
-  if (!cached_.emplace(hash, block).second) return false;
-  m.hash = hash;
+  if (!cached_.emplace(key, block).second) return false;
+  m.key = key;
   return true;
 }
 
@@ -116,9 +123,9 @@ Status BlockPool::CheckInvariants() const {
     if ((m.ref_cnt == 0) != m.in_free_list) {
       return InternalError(fmt::format("block {}: ref_cnt {} but in_free_list {}", b, m.ref_cnt, m.in_free_list));
     }
-    if (m.hash) {
+    if (m.key) {
       ++hashed;
-      auto it = cached_.find(*m.hash);
+      auto it = cached_.find(*m.key);
       if (it == cached_.end() || it->second != b) return InternalError(fmt::format("block {}'s hash not indexed", b));
     }
   }

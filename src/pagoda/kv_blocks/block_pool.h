@@ -6,6 +6,9 @@
 // anywhere. Freed blocks keep their hash and stay findable; they join the
 // tail, and allocation takes the head, evicting the head's stale hash, so the
 // least recently freed cached block is reused first (LRU).
+//
+// The index is keyed by (hash, group): in a hybrid model each group of
+// layers keeps its own blocks for the same tokens (kv_cache_manager.h).
 #pragma once
 
 #include <cstdint>
@@ -25,7 +28,7 @@ class BlockPool {
   int32_t num_blocks() const { return static_cast<int32_t>(blocks_.size()); }
   int32_t num_free() const { return num_free_; }
   int32_t ref_count(int32_t block) const { return blocks_.at(block).ref_cnt; }
-  const std::optional<BlockHash>& hash(int32_t block) const { return blocks_.at(block).hash; }
+  std::optional<BlockHash> hash(int32_t block) const;
   // Free blocks from head (next to be allocated) to tail.
   std::vector<int32_t> FreeListInOrder() const;
 
@@ -38,12 +41,12 @@ class BlockPool {
   // its hash kept.
   void Release(int32_t block);
 
-  // The block cached under `hash`, free or not.
-  std::optional<int32_t> Lookup(const BlockHash& hash) const;
-  // Caches a referenced, full block under `hash`. When another block already
-  // holds that hash this one stays unnamed (the index maps a hash to one
-  // block) and false is returned.
-  bool SetHash(int32_t block, const BlockHash& hash);
+  // The block cached under `hash` for `group`, free or not.
+  std::optional<int32_t> Lookup(const BlockHash& hash, int32_t group = 0) const;
+  // Caches a referenced, full block under `hash` for `group`. When another
+  // block already holds that key this one stays unnamed (the index maps a
+  // key to one block) and false is returned.
+  bool SetHash(int32_t block, const BlockHash& hash, int32_t group = 0);
 
   // Evictions of a cached hash by Allocate.
   int64_t num_evictions() const { return num_evictions_; }
@@ -53,12 +56,20 @@ class BlockPool {
 
  private:
   static constexpr int32_t kNone = -1;
+  struct CacheKey {
+    BlockHash hash;
+    int32_t group = 0;
+    friend bool operator==(const CacheKey&, const CacheKey&) = default;
+  };
+  struct CacheKeyHasher {
+    size_t operator()(const CacheKey& k) const { return BlockHashHasher{}(k.hash) ^ static_cast<size_t>(k.group); }
+  };
   struct Block {
     int32_t ref_cnt = 0;
     int32_t prev = kNone;  // free-list links, kNone at the ends or when in use
     int32_t next = kNone;
     bool in_free_list = false;
-    std::optional<BlockHash> hash;
+    std::optional<CacheKey> key;
   };
 
   void PushTail(int32_t block);
@@ -68,7 +79,7 @@ class BlockPool {
   int32_t head_ = kNone;
   int32_t tail_ = kNone;
   int32_t num_free_ = 0;
-  std::unordered_map<BlockHash, int32_t, BlockHashHasher> cached_;
+  std::unordered_map<CacheKey, int32_t, CacheKeyHasher> cached_;
   int64_t num_evictions_ = 0;
 };
 

@@ -16,17 +16,25 @@ namespace gguf {
 class GgufFile;
 }
 
+// Where one group of layers keeps the batch's K/V: a hybrid model's
+// windowed and full-attention layers have block tables of their own
+// (runner/kv_cache_layout.h).
+struct KvGroupBatch {
+  std::span<const int64_t> slot_mapping;  // [T] where each token's K/V is written
+  std::span<const int32_t> block_tables;  // [B][max_blocks_per_seq]
+  int64_t max_blocks_per_seq = 0;
+};
+
 // The flattened batch of one step (docs/architecture.md, "One engine step").
 // T tokens from B sequences; sequence s owns rows [query_start_loc[s],
 // query_start_loc[s+1]).
 struct ForwardBatch {
   std::span<const int32_t> token_ids;        // [T]
   std::span<const int32_t> positions;        // [T]
-  std::span<const int64_t> slot_mapping;     // [T] where each token's K/V is written
   std::span<const int32_t> query_start_loc;  // [B + 1]
   std::span<const int32_t> seq_lens;         // [B] context length after this step
-  std::span<const int32_t> block_tables;     // [B][max_blocks_per_seq]
-  int64_t max_blocks_per_seq = 0;
+  std::span<const KvGroupBatch> kv_groups;   // one per group of layers
+  std::span<const int32_t> layer_kv_group;   // [num_layers]: each layer's entry of kv_groups
   std::span<const int32_t> logits_rows;      // rows (into [T]) that go through the LM head
 };
 

@@ -19,42 +19,53 @@ int64_t LayerArenaBytes(const KvCacheShape& s, int64_t num_blocks) {
 }  // namespace
 
 int64_t KvCacheShape::BytesPerBlock() const {
-  return 2 * num_layers * block_size * num_kv_heads * head_dim * DTypeBlockBytes(dtype);
+  return 2 * num_slots * block_size * num_kv_heads * head_dim * DTypeBlockBytes(dtype);
 }
 
 void KvCacheArena::FreeDeleter::operator()(void* p) const { std::free(p); }
 
 StatusOr<std::unique_ptr<KvCacheArena>> KvCacheArena::Create(const KvCacheShape& shape, int64_t memory_bytes) {
+  return Create(shape, KvCacheLayout::Uniform(shape.num_slots), memory_bytes);
+}
+
+StatusOr<std::unique_ptr<KvCacheArena>> KvCacheArena::Create(const KvCacheShape& shape, KvCacheLayout layout,
+                                                             int64_t memory_bytes) {
   if (shape.dtype != DType::kF32 && shape.dtype != DType::kF16) {
     return InvalidArgumentError(fmt::format("KV cache dtype {} is not supported (F32 or F16)", DTypeName(shape.dtype)));
   }
-  if (shape.block_size <= 0 || shape.num_layers <= 0 || shape.num_kv_heads <= 0 || shape.head_dim <= 0) {
+  if (shape.block_size <= 0 || shape.num_slots <= 0 || shape.num_kv_heads <= 0 || shape.head_dim <= 0) {
     return InvalidArgumentError("KV cache shape has a non-positive dimension");
+  }
+  if (layout.num_slots != shape.num_slots) {
+    return InvalidArgumentError(
+        fmt::format("KV cache layout has {} slots, the shape {}", layout.num_slots, shape.num_slots));
   }
   const int64_t num_blocks = memory_bytes / shape.BytesPerBlock();
   if (num_blocks < 1) {
     return ResourceExhaustedError(fmt::format("KV cache memory {} bytes holds no block ({} bytes each)",
                                               memory_bytes, shape.BytesPerBlock()));
   }
-  auto arena = std::unique_ptr<KvCacheArena>(new KvCacheArena(shape, num_blocks));
+  auto arena = std::unique_ptr<KvCacheArena>(new KvCacheArena(shape, std::move(layout), num_blocks));
   if (arena->memory_ == nullptr) {
     return ResourceExhaustedError(fmt::format("could not allocate {} bytes for the KV cache", memory_bytes));
   }
   return arena;
 }
 
-KvCacheArena::KvCacheArena(const KvCacheShape& shape, int64_t num_blocks) : shape_(shape), num_blocks_(num_blocks) {
+KvCacheArena::KvCacheArena(const KvCacheShape& shape, KvCacheLayout layout, int64_t num_blocks)
+    : shape_(shape), layout_(std::move(layout)), num_blocks_(num_blocks) {
   const int64_t per_arena = LayerArenaBytes(shape, num_blocks);
-  const int64_t total = 2 * shape.num_layers * per_arena;
+  const int64_t total = 2 * shape.num_slots * per_arena;
   memory_.reset(std::aligned_alloc(kAlignment, total));
   if (memory_ == nullptr) return;
   // Zeroing commits the pages now, so running out of memory shows at start-up.
   std::memset(memory_.get(), 0, total);
   auto* base = static_cast<uint8_t*>(memory_.get());
-  for (int64_t l = 0; l < shape.num_layers; ++l) {
-    layers_.push_back(kernels::KvCacheLayer{shape.dtype, base + (2 * l) * per_arena, base + (2 * l + 1) * per_arena,
-                                            num_blocks, shape.block_size, shape.num_kv_heads, shape.head_dim});
+  for (int64_t s = 0; s < shape.num_slots; ++s) {
+    slots_.push_back(kernels::KvCacheLayer{shape.dtype, base + (2 * s) * per_arena, base + (2 * s + 1) * per_arena,
+                                           num_blocks, shape.block_size, shape.num_kv_heads, shape.head_dim});
   }
+  for (int32_t slot : layout_.layer_slot) layers_.push_back(slots_[slot]);
 }
 
 }  // namespace pagoda

@@ -23,7 +23,10 @@ enum class LogitsMode {
 struct SequenceChunk {
   std::span<const int32_t> token_ids;    // tokens to compute now
   int32_t num_computed = 0;              // tokens of this sequence already in the cache
-  std::span<const int32_t> block_table;  // blocks covering num_computed + token_ids.size() tokens
+  // One table per KV cache group (the arena's layout), each covering
+  // num_computed + token_ids.size() tokens; kNullBlock where a windowed
+  // group no longer holds a block.
+  BlockTables block_tables;
   LogitsMode logits = LogitsMode::kLast;
 };
 
@@ -49,8 +52,10 @@ class ModelRunner {
   const KvCacheArena& kv_cache_;
   kernels::ComputeContext& ctx_;
   // The flattened batch, rebuilt every step without reallocating.
-  std::vector<int32_t> token_ids_, positions_, query_start_loc_, seq_lens_, block_tables_, logits_rows_;
-  std::vector<int64_t> slot_mapping_;
+  std::vector<int32_t> token_ids_, positions_, query_start_loc_, seq_lens_, logits_rows_;
+  std::vector<std::vector<int32_t>> block_tables_;  // [group]
+  std::vector<std::vector<int64_t>> slot_mapping_;  // [group]
+  std::vector<KvGroupBatch> kv_groups_;
   std::vector<float> logits_;
 };
 

@@ -61,11 +61,17 @@ Status Scheduler::CheckAdmissible(const Request& r) const {
   // let it finish.
   int64_t longest = config_.max_model_len;
   if (r.params().max_tokens) longest = std::min(longest, r.num_prompt_tokens() + *r.params().max_tokens);
-  const int64_t capacity = int64_t{kv_.num_blocks()} * kv_.block_size();
-  if (longest > capacity) {
+  const int64_t needed = kv_.MaxBlocksPerSequence(longest, config_.max_num_batched_tokens);
+  if (needed > kv_.num_blocks()) {
+    if (kv_.num_groups() == 1 && kv_.group(0).sliding_window == 0) {
+      return ResourceExhaustedError(fmt::format(
+          "a sequence of this request can reach {} tokens, more than the whole KV cache holds ({} tokens)", longest,
+          int64_t{kv_.num_blocks()} * kv_.block_size()));
+    }
     return ResourceExhaustedError(
-        fmt::format("a sequence of this request can reach {} tokens, more than the whole KV cache holds ({} tokens)",
-                    longest, capacity));
+        fmt::format("a sequence of this request can reach {} tokens, which needs {} KV cache blocks at once (over "
+                    "all layer groups), more than the whole KV cache holds ({} blocks)",
+                    longest, needed, kv_.num_blocks()));
   }
   return Status::Ok();
 }
@@ -123,7 +129,7 @@ ScheduledSequence Scheduler::MakeEntry(const Sequence& seq, int64_t num_new_toke
   e.seq_index = seq.index();
   e.num_computed_tokens = seq.num_computed_tokens();
   e.token_ids = seq.token_ids().subspan(e.num_computed_tokens, num_new_tokens);
-  e.block_table = kv_.block_table(seq.id());
+  e.block_tables = kv_.block_tables(seq.id());
   e.num_cached_tokens = num_cached_tokens;
   e.needs_logits = e.num_computed_tokens + num_new_tokens == seq.num_tokens();
   // A parking request's sequences get their tokens from its driver (ForkParked).

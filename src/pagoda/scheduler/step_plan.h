@@ -13,7 +13,7 @@
 namespace pagoda {
 
 // Views in a plan point into the scheduler's records. They stay valid until
-// Update(), and a block table for as long as its sequence neither
+// Update(), and the block tables for as long as their sequence neither
 // allocates nor finishes.
 struct ScheduledSequence {
   RequestHandle handle = -1;
@@ -21,7 +21,7 @@ struct ScheduledSequence {
   int32_t seq_index = 0;             // which of the request's completions
   int64_t num_computed_tokens = 0;   // position of the first token computed this step
   std::span<const int32_t> token_ids;    // the tokens computed this step (a prefill chunk, or one decode token)
-  std::span<const int32_t> block_table;  // covers num_computed_tokens + token_ids.size() tokens
+  BlockTables block_tables;          // one per KV cache group, each covering num_computed_tokens + token_ids.size() tokens
   int64_t num_cached_tokens = 0;     // prefix-cache hit when admitted this step, else 0
   bool needs_logits = false;         // the chunk reaches the sequence's end: sample its next token
   int32_t num_samples = 0;           // tokens to sample from those logits (> 1 forks the sequence)

@@ -25,8 +25,8 @@ void SelfAttention::Run(const Step& step, int64_t layer, const AttentionShape& s
   kernels::Rope(ctx, q, positions, t, shape.num_heads, shape.head_dim, settings.rope);
   kernels::Rope(ctx, k, positions, t, shape.num_kv_heads, shape.head_dim, settings.rope);
   const kernels::KvCacheLayer& cache = step.kv(layer);
-  kernels::WriteKv(ctx, k, v, step.batch().slot_mapping.data(), t, cache);
-  kernels::PagedAttention(ctx, q, shape.num_heads, cache, step.attention(), settings.attention, out);
+  kernels::WriteKv(ctx, k, v, step.slot_mapping(layer), t, cache);
+  kernels::PagedAttention(ctx, q, shape.num_heads, cache, step.attention(layer), settings.attention, out);
 }
 
 }  // namespace pagoda::layers

@@ -11,13 +11,17 @@ Step::Step(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_
     : batch_(batch),
       kv_cache_(kv_cache),
       ctx_(ctx),
-      attention_{static_cast<int64_t>(batch.seq_lens.size()), batch.query_start_loc.data(), batch.seq_lens.data(),
-                 batch.block_tables.data(), batch.max_blocks_per_seq},
       tokens_(static_cast<int64_t>(batch.token_ids.size())),
       rows_(tokens_) {
   PAGODA_CHECK(static_cast<int64_t>(kv_cache.size()) == num_layers);
+  PAGODA_CHECK(static_cast<int64_t>(batch.layer_kv_group.size()) == num_layers);
   PAGODA_CHECK(batch.positions.size() == batch.token_ids.size());
-  PAGODA_CHECK(batch.slot_mapping.size() == batch.token_ids.size());
+  for (int32_t g : batch.layer_kv_group) PAGODA_CHECK(g >= 0 && static_cast<size_t>(g) < batch.kv_groups.size());
+  for (const KvGroupBatch& g : batch.kv_groups) {
+    PAGODA_CHECK(g.slot_mapping.size() == batch.token_ids.size());
+    attention_.push_back({static_cast<int64_t>(batch.seq_lens.size()), batch.query_start_loc.data(),
+                          batch.seq_lens.data(), g.block_tables.data(), g.max_blocks_per_seq});
+  }
 }
 
 void Step::NarrowToLogitRows(std::initializer_list<RowBuffer> buffers) {

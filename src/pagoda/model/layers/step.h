@@ -20,7 +20,13 @@ class Step {
 
   const ForwardBatch& batch() const { return batch_; }
   kernels::ComputeContext& ctx() const { return ctx_; }
-  const kernels::AttentionBatch& attention() const { return attention_; }
+  // The layer's view of the batch for attention, and where its new K/V go.
+  const kernels::AttentionBatch& attention(int64_t layer) const {
+    return attention_[batch_.layer_kv_group[layer]];
+  }
+  const int64_t* slot_mapping(int64_t layer) const {
+    return batch_.kv_groups[batch_.layer_kv_group[layer]].slot_mapping.data();
+  }
   const kernels::KvCacheLayer& kv(int64_t layer) const { return kv_cache_[layer]; }
   int64_t tokens() const { return tokens_; }
   // Rows the next sublayer computes: every token, until NarrowToLogitRows.
@@ -40,7 +46,7 @@ class Step {
   const ForwardBatch& batch_;
   std::span<const kernels::KvCacheLayer> kv_cache_;
   kernels::ComputeContext& ctx_;
-  kernels::AttentionBatch attention_;
+  std::vector<kernels::AttentionBatch> attention_;  // one per KV group
   int64_t tokens_;
   int64_t rows_;
 };
