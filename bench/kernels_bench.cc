@@ -4,7 +4,7 @@
 //
 //   MatMul Q4_1 [576 -> 1536] for m = 1, 16, 128, 512 (an FFN up projection)
 //   MatMul Q8_0 [576 -> 49152], m = 1 (the output head in decode)
-//   MatMul of every other block type beside Q4_1, best set, m = 1 and 128:
+//   MatMul of every other block type beside Q4_1, every SIMD set, m = 1 and 128:
 //     the 32-element types at [576 -> 1536] (where Q4_K_M puts Q5_0), the
 //     super-block types at [1536 -> 576] (ffn_down, the one projection of
 //     this model whose rows hold a whole number of 256-element blocks)
@@ -13,9 +13,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <memory>
 #include <numeric>
 #include <random>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/quantize/weight_quantizer.h"
+#include "pagoda/tensor/half.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels {
@@ -45,6 +48,18 @@ std::shared_ptr<Matrix> MakeMatrix(DType dtype, int64_t rows, int64_t cols) {
   auto m = std::make_shared<Matrix>();
   const int64_t row_bytes = DTypeRowBytes(dtype, cols);
   m->bytes.resize(static_cast<size_t>(rows * row_bytes));
+  if (!quantize::CanQuantizeWeights(dtype)) {
+    // IQ4_NL and IQ4_XS (no quantizer): random bits, with every block's
+    // leading f16 scale d set to a finite value; the timing ignores the values.
+    std::mt19937 rng(7);
+    for (uint8_t& byte : m->bytes) byte = static_cast<uint8_t>(rng());
+    const f16_bits d = F32ToF16(0.01f);
+    for (size_t off = 0; off < m->bytes.size(); off += static_cast<size_t>(DTypeBlockBytes(dtype))) {
+      std::memcpy(m->bytes.data() + off, &d, sizeof(d));
+    }
+    m->view = {dtype, m->bytes.data(), rows, cols};
+    return m;
+  }
   for (int64_t r = 0; r < rows; ++r) {
     const std::vector<float> values = Random(cols, static_cast<uint32_t>(r));
     quantize::QuantizeWeightRows(dtype, values.data(), 1, cols, m->bytes.data() + r * row_bytes);
@@ -121,18 +136,24 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
-void RegisterBlockTypes(const cpu::KernelSet* best) {
+// Every SIMD set, so that the AVX2 set (the one AVX2-only machines run) is
+// measured on AVX-512 machines too.
+void RegisterBlockTypes(std::span<const cpu::KernelSet* const> sets) {
   const std::pair<DType, std::pair<int64_t, int64_t>> shapes[] = {
       {DType::kQ4_1, {1536, 576}}, {DType::kQ5_0, {1536, 576}}, {DType::kQ5_1, {1536, 576}},
-      {DType::kQ4_1, {576, 1536}}, {DType::kQ2_K, {576, 1536}}, {DType::kQ3_K, {576, 1536}},
-      {DType::kQ4_K, {576, 1536}}, {DType::kQ5_K, {576, 1536}}, {DType::kQ6_K, {576, 1536}}};
+      {DType::kQ8_0, {1536, 576}}, {DType::kIQ4_NL, {1536, 576}}, {DType::kQ4_1, {576, 1536}},
+      {DType::kQ2_K, {576, 1536}}, {DType::kQ3_K, {576, 1536}}, {DType::kQ4_K, {576, 1536}},
+      {DType::kQ5_K, {576, 1536}}, {DType::kQ6_K, {576, 1536}}, {DType::kIQ4_XS, {576, 1536}}};
   for (const auto& [dtype, shape] : shapes) {
     const auto [rows, cols] = shape;
     const std::shared_ptr<const Matrix> w = MakeMatrix(dtype, rows, cols);
     const std::string name =
         "MatMul" + std::string(DTypeName(dtype)) + "_" + std::to_string(cols) + "x" + std::to_string(rows);
-    for (int64_t m : {1, 128}) {
-      for (int threads : {1, 2}) RegisterMatMul(name, w, m, best, threads);
+    for (const cpu::KernelSet* set : sets) {
+      if (set->simd == nullptr) continue;
+      for (int64_t m : {1, 128}) {
+        for (int threads : {1, 2}) RegisterMatMul(name, w, m, set, threads);
+      }
     }
   }
 }
@@ -151,7 +172,7 @@ void RegisterAll() {
   for (const cpu::KernelSet* set : sets) {
     for (int threads : {1, 2}) RegisterMatMul("MatMulQ8_0_576x49152", head, 1, set, threads);
   }
-  RegisterBlockTypes(sets.back());
+  RegisterBlockTypes(sets);
   for (DType dtype : {DType::kF16, DType::kF32}) {
     RegisterDecodeAttention(dtype, 512, nullptr, 1);
     for (const cpu::KernelSet* set : sets) {

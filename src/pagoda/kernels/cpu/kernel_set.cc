@@ -1,5 +1,8 @@
 #include "pagoda/kernels/cpu/kernel_set.h"
 
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <vector>
 
 #include "pagoda/kernels/cpu/attention_plan.h"
@@ -131,6 +134,19 @@ std::vector<const KernelSet*> DetectSets() {
   return sets;
 }
 
+// $PAGODA_KERNEL_SET names a supported set to run instead of the best one,
+// so that an AVX-512 machine can run (and measure) the AVX2 set end to end.
+const KernelSet* ChooseSet(std::span<const KernelSet* const> sets) {
+  const char* name = std::getenv("PAGODA_KERNEL_SET");
+  if (name == nullptr || *name == '\0') return sets.back();
+  for (const KernelSet* set : sets) {
+    if (std::strcmp(set->name, name) == 0) return set;
+  }
+  std::fprintf(stderr, "PAGODA_KERNEL_SET=%s is not a kernel set this CPU supports; using %s\n", name,
+               sets.back()->name);
+  return sets.back();
+}
+
 }  // namespace
 
 std::span<const KernelSet* const> SupportedKernelSets() {
@@ -138,6 +154,9 @@ std::span<const KernelSet* const> SupportedKernelSets() {
   return sets;
 }
 
-const KernelSet& BestKernelSet() { return *SupportedKernelSets().back(); }
+const KernelSet& BestKernelSet() {
+  static const KernelSet* const chosen = ChooseSet(SupportedKernelSets());
+  return *chosen;
+}
 
 }  // namespace pagoda::kernels::cpu

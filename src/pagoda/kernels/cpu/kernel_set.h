@@ -39,7 +39,8 @@ struct KernelSet {
 
 // Every set this CPU can run, scalar first, best last.
 std::span<const KernelSet* const> SupportedKernelSets();
-// The best of them: the set an engine's ComputeContext runs.
+// The set an engine's ComputeContext runs: the best of them, or the one
+// $PAGODA_KERNEL_SET names ("scalar", "avx2", "avx512") if this CPU supports it.
 const KernelSet& BestKernelSet();
 
 }  // namespace pagoda::kernels::cpu
