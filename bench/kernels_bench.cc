@@ -7,7 +7,8 @@
 //   MatMul of every other block type beside Q4_1, every SIMD set, m = 1 and 128:
 //     the 32-element types at [576 -> 1536] (where Q4_K_M puts Q5_0), the
 //     super-block types at [1536 -> 576] (ffn_down, the one projection of
-//     this model whose rows hold a whole number of 256-element blocks)
+//     this model whose rows hold a whole number of 256-element blocks);
+//     m = 1 also "cold", with the weights read from memory as in decode
 //   PagedAttention decode, 512 positions, 9 heads over 3 KV heads of 64
 #include <benchmark/benchmark.h>
 
@@ -73,11 +74,13 @@ void SetFlops(benchmark::State& state, double flops_per_iteration) {
                                                  benchmark::Counter::kIsRate);
 }
 
-// set == nullptr runs the single-threaded reference.
+// set == nullptr runs the single-threaded reference. `cold` cycles through
+// copies of w that together exceed the last-level cache, so that every call
+// reads its weights from memory, as a decode step of a real model does.
 void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, int64_t m,
-                    const cpu::KernelSet* set, int threads) {
+                    const cpu::KernelSet* set, int threads, bool cold = false) {
   const std::string full = name + "/" + (set ? set->name : "reference") + "/m:" + std::to_string(m) +
-                           (set ? "/threads:" + std::to_string(threads) : "");
+                           (set ? "/threads:" + std::to_string(threads) : "") + (cold ? "/cold" : "");
   benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
     const int64_t rows = w->view.rows;
     const int64_t cols = w->view.cols;
@@ -85,11 +88,23 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
     std::vector<float> y(static_cast<size_t>(m * rows));
     ThreadPool pool(threads);
     ComputeContext ctx(set ? *set : cpu::BestKernelSet(), pool);
+    constexpr size_t kColdBytes = size_t{256} << 20;
+    const size_t copies = cold ? (kColdBytes + w->bytes.size() - 1) / w->bytes.size() : 0;
+    std::vector<uint8_t> cold_bytes(copies * w->bytes.size());
+    for (size_t c = 0; c < copies; ++c) {
+      std::memcpy(cold_bytes.data() + c * w->bytes.size(), w->bytes.data(), w->bytes.size());
+    }
+    size_t next = 0;
     for (auto _ : state) {
+      MatrixView view = w->view;
+      if (cold) {
+        view.data = cold_bytes.data() + next * w->bytes.size();
+        next = (next + 1) % copies;
+      }
       if (set) {
-        set->matmul(x.data(), m, w->view, y.data(), ctx);
+        set->matmul(x.data(), m, view, y.data(), ctx);
       } else {
-        reference::MatMul(x.data(), m, w->view, y.data());
+        reference::MatMul(x.data(), m, view, y.data());
       }
       benchmark::DoNotOptimize(y.data());
     }
@@ -154,6 +169,7 @@ void RegisterBlockTypes(std::span<const cpu::KernelSet* const> sets) {
       for (int64_t m : {1, 128}) {
         for (int threads : {1, 2}) RegisterMatMul(name, w, m, set, threads);
       }
+      for (int threads : {1, 2}) RegisterMatMul(name, w, 1, set, threads, /*cold=*/true);
     }
   }
 }

@@ -46,11 +46,9 @@ constexpr SimdMatMulOps kAvx2MatMul = {
     .f16 = avx2::PanelsF16,
     .bf16 = avx2::PanelsBF16,
 };
-// The AVX-512 set has its own panels for the types of the default model and
-// the super-block types (Q4_K_M); the others run the AVX2 panels, which every AVX-512 CPU can execute (they step
-// 8 rows at a time within the 16-row panels, and the AVX-512 scratch is the
-// larger). Every panel equals the reference bit for bit, so mixing them
-// changes no result.
+// The AVX-512 set has its own panels for every block type; only the
+// activation quantizers are the AVX2 ones. Every panel equals the reference
+// bit for bit, so which set runs changes no result.
 constexpr SimdMatMulOps kAvx512MatMul = {
     .panel_rows = avx512::kPanelRows,
     .scratch_bytes_per_block = avx512::kScratchBytesPerBlock,
@@ -58,9 +56,9 @@ constexpr SimdMatMulOps kAvx512MatMul = {
     .q4_0 = avx512::PanelsQ4_0,
     .q4_1 = avx512::PanelsQ4_1,
     .q8_0 = avx512::PanelsQ8_0,
-    .q5_0 = avx2::PanelsQ5_0,
-    .q5_1 = avx2::PanelsQ5_1,
-    .iq4_nl = avx2::PanelsIQ4_NL,
+    .q5_0 = avx512::PanelsQ5_0,
+    .q5_1 = avx512::PanelsQ5_1,
+    .iq4_nl = avx512::PanelsIQ4_NL,
     .quantize_k = avx2::QuantizeRowsQ8_K,
     .k_scratch_bytes_per_super_block = avx512::kKScratchBytesPerSuperBlock,
     .k = avx512::PanelsK,

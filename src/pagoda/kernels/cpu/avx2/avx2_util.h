@@ -8,6 +8,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "pagoda/kernels/cpu/panel_prefetch.h"
+
 namespace pagoda::kernels::cpu::avx2 {
 namespace {
 

@@ -81,7 +81,11 @@ void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_beg
   auto* unpacked = static_cast<UnpackedK*>(scratch);
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
-    for (int r = 0; r < rows; ++r) UnpackKRow(w, j0 + r, nb, unpacked + r * nb);
+    const PanelPrefetch ahead(w.data, nb * DTypeBlockBytes(w.dtype), j0 + kPanelRows, kPanelRows, w.rows, kPanelRows);
+    for (int r = 0; r < rows; ++r) {
+      ahead.Slice(r);
+      UnpackKRow(w, j0 + r, nb, unpacked + r * nb);
+    }
     const bool signs = unpacked[0].signs != 0;  // a property of the type
     for (int64_t i = 0; i < m; ++i) {
       if (signs) {

@@ -129,7 +129,9 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
   const __m256i low4 = _mm256_set1_epi8(0x0f);
   const __m256i iq4_table = _mm256_broadcastsi128_si256(
       _mm_loadu_si128(reinterpret_cast<const __m128i*>(reference::kIq4Values)));
+  const PanelPrefetch ahead(w.data, row_bytes, j0 + kPanelRows, kPanelRows, w.rows, nb);
   for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
+    ahead.Slice(b);
     const int64_t block = b * L::kBlockBytes;
     auto* vec = reinterpret_cast<__m256i*>(packed);
     auto* scales = reinterpret_cast<float*>(packed + kVectors<K> * 32);

@@ -11,7 +11,7 @@
 namespace pagoda::kernels::cpu::avx512 {
 
 constexpr int kPanelRows = 16;
-// Largest packed block: Q4_1's 8 vectors of 64 bytes plus 16 scales and 16 minimums.
+// Largest packed block: Q4_1's (and Q5_1's) 8 vectors of 64 bytes plus 16 scales and 16 minimums.
 constexpr int64_t kScratchBytesPerBlock = 8 * 64 + 2 * 64;
 // The super-block panels unpack one super-block at a time
 // (k_unpack_avx512.h's PackedK); the driver sizes scratch per super-block,
@@ -24,6 +24,12 @@ void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
                 void* scratch, float* y);
 void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y);
+void PanelsQ5_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y);
+void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                  void* scratch, float* y);
 
 // The super-block types (Q2_K..Q6_K, IQ4_XS), any of them.
 void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,

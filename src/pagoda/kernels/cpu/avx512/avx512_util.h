@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <cstring>
 
+#include "pagoda/kernels/cpu/panel_prefetch.h"
+
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
 

@@ -76,10 +76,23 @@ void Tile(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t nb, int64_t 
   AddTerm<T::kMins, R>(p, xr, scaled, yr, first, store);
 }
 
+// Each sink prefetches one slice of the next panel per weight vector, 64
+// per super-block: a burst of a super-block's worth of prefetches would
+// fill the miss buffers and stall the unpacking.
+struct Ahead {
+  const PanelPrefetch* prefetch;
+  int64_t b;  // the super-block being unpacked
+  [[gnu::always_inline]] void operator()(int v) const { prefetch->Slice(64 * b + v); }
+};
+
 // A sink that stores the weight vectors for the x rows that follow.
 struct StoreWeights {
   PackedK* out;
-  void operator()(int v, __m512i w) const { _mm512_store_si512(out->w + v, w); }
+  Ahead ahead;
+  void operator()(int v, __m512i w) const {
+    ahead(v);
+    _mm512_store_si512(out->w + v, w);
+  }
 };
 
 // A sink that uses each weight vector at once for a single x row (decode),
@@ -89,12 +102,15 @@ struct DotOneRow {
   static constexpr int kVecs = kSub / 4;
   const PackedK* p;
   const int8_t* xq;
+  Ahead ahead;
   __m512i dot[256 / kSub];
   __m512i scaled;
-  DotOneRow(const PackedK* packed, const int8_t* x) : p(packed), xq(x), scaled(_mm512_setzero_si512()) {
+  DotOneRow(const PackedK* packed, const int8_t* x, Ahead next)
+      : p(packed), xq(x), ahead(next), scaled(_mm512_setzero_si512()) {
     for (__m512i& d : dot) d = _mm512_setzero_si512();
   }
   void operator()(int v, __m512i w) {
+    ahead(v);
     const int s = v / kVecs;
     dot[s] = _mm512_dpbusd_epi32(dot[s], w, Broadcast32(xq + 4 * v));
     // The last vector of a sub-block comes after its others.
@@ -117,19 +133,21 @@ void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begi
     for (int r = 0; r < 16; ++r) {
       base[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
     }
+    const PanelPrefetch prefetch(w.data, row_bytes, j0 + kPanelRows, kPanelRows, w.rows, 64 * nb);
     for (int64_t b = 0; b < nb; ++b) {
+      const Ahead ahead{&prefetch, b};
       const uint8_t* row[16];
       for (int r = 0; r < 16; ++r) row[r] = base[r] + b * block_bytes;
       const bool first = b == 0;
       if (m == 1) {
-        DotOneRow<T::kSub> dot(packed, x[b].qs);
+        DotOneRow<T::kSub> dot(packed, x[b].qs, ahead);
         T::Unpack(row, packed, dot);
         const BlockQ8_K* xr[1] = {x + b};
         float* yr[1] = {y + j0};
         AddTerm<T::kMins, 1>(*packed, xr, &dot.scaled, yr, first, store);
         continue;
       }
-      StoreWeights sink{packed};
+      StoreWeights sink{packed, ahead};
       T::Unpack(row, packed, sink);
       int64_t i = 0;
       for (; i + 4 <= m; i += 4) Tile<T, 4>(*packed, x, i, nb, b, y + j0, w.rows, first, store);

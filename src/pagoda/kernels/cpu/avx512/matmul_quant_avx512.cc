@@ -4,17 +4,19 @@
 // Each 32-column block is unpacked into 8 vectors: vector t holds, in lane l, the
 // 4 unsigned weight bytes that meet x bytes 4t..4t+3, so one VPDPBUSD with
 // those x bytes broadcast adds 4 products to all 16 rows' exact block sums.
-// VPDPBUSD multiplies unsigned by signed bytes: Q4 nibbles are unsigned
-// already (Q4_0's -8 offset is applied as -8 * sum(q)), and Q8_0 weights are
-// stored as w + 128 with 128 * sum(q) subtracted afterwards.
+// VPDPBUSD multiplies unsigned by signed bytes: Q4 and Q5 values are unsigned
+// already (Q4_0's -8 and Q5_0's -16 offsets are applied as -offset * sum(q)),
+// and the signed Q8_0 and IQ4_NL weights are stored plus 128, with
+// 128 * sum(q) subtracted afterwards.
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
+#include "pagoda/kernels/cpu/reference/iq4_values.h"
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
 
-enum class Kind { kQ4_0, kQ4_1, kQ8_0 };
+enum class Kind { kQ4_0, kQ4_1, kQ8_0, kQ5_0, kQ5_1, kIQ4_NL };
 
 template <Kind K>
 struct Layout;
@@ -33,10 +35,35 @@ struct Layout<Kind::kQ8_0> {
   static constexpr int kBlockBytes = 34;  // d, 32 signed bytes
   static constexpr int kQsOffset = 2;
 };
+template <>
+struct Layout<Kind::kQ5_0> {
+  static constexpr int kBlockBytes = 22;  // d, 32 fifth bits, 16 nibble bytes
+  static constexpr int kQsOffset = 6;
+};
+template <>
+struct Layout<Kind::kQ5_1> {
+  static constexpr int kBlockBytes = 24;  // d, m, 32 fifth bits, 16 nibble bytes
+  static constexpr int kQsOffset = 8;
+};
+template <>
+struct Layout<Kind::kIQ4_NL> {
+  static constexpr int kBlockBytes = 18;  // d, 16 bytes of table indices
+  static constexpr int kQsOffset = 2;
+};
 
-// Packed block: 8 weight vectors, the 16 scales, then (Q4_1) the 16 minimums.
 template <Kind K>
-constexpr int kPackedBytes = 8 * 64 + (K == Kind::kQ4_1 ? 128 : 64);
+constexpr bool kHasMinimum = K == Kind::kQ4_1 || K == Kind::kQ5_1;
+// The kinds that follow the reference's one float update per block (Tile);
+// Q4_1 and Q8_0 follow GGML's eight accumulators (GgmlTile).
+template <Kind K>
+constexpr bool kPerBlock = K != Kind::kQ4_1 && K != Kind::kQ8_0;
+// Stored weights n stand for n - kOffset.
+template <Kind K>
+constexpr int kOffset = K == Kind::kQ4_0 ? 8 : K == Kind::kQ5_0 ? 16 : K == Kind::kIQ4_NL ? 128 : 0;
+
+// Packed block: 8 weight vectors, the 16 scales, then (Q4_1, Q5_1) the 16 minimums.
+template <Kind K>
+constexpr int kPackedBytes = 8 * 64 + (kHasMinimum<K> ? 128 : 64);
 static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
 
 // The first dword of the block in every row: the f16 scale in its low half
@@ -54,24 +81,45 @@ inline __m512 LowHalves(__m512i dwords) { return _mm512_cvtph_ps(_mm512_cvtepi32
 struct Block {
   __m512i w[8];
   __m512 d;  // scales
-  __m512 m;  // minimums (Q4_1)
+  __m512 m;  // minimums (Q4_1, Q5_1)
 };
 
 // The 16 rows of a panel; lanes past the last row repeat it, and their
-// results are never stored.
+// results are never stored. Unpacking block b prefetches slice b of the
+// next panel.
 struct PanelRows {
   const uint8_t* row[16];
-  PanelRows(const MatrixView& w, int64_t j0, int rows, int64_t row_bytes) {
+  PanelPrefetch ahead;
+  PanelRows(const MatrixView& w, int64_t j0, int rows, int64_t nb, int64_t row_bytes)
+      : ahead(w.data, row_bytes, j0 + kPanelRows, kPanelRows, w.rows, nb) {
     for (int r = 0; r < 16; ++r) {
       row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
     }
   }
 };
 
+// Adds 0x10 to the bytes of w[t] (elements 4t..4t+3 of every lane's block)
+// whose fifth bit is set: bit j of a lane's qh dword belongs to element j.
+// A byte shuffle copies byte t/2 of the dword to its 4 bytes, and byte k
+// tests bit 4(t%2)+k.
+inline void AddFifthBits(__m512i qh, __m512i w[8]) {
+  const __m512i bit4 = _mm512_set1_epi8(0x10);
+#pragma GCC unroll 8
+  for (int t = 0; t < 8; ++t) {
+    const char c = static_cast<char>(t / 2);
+    const __m512i copy = _mm512_set4_epi32(0x0c0c0c0c + c * 0x01010101, 0x08080808 + c * 0x01010101,
+                                           0x04040404 + c * 0x01010101, c * 0x01010101);
+    const __m512i bits = _mm512_set1_epi32(t % 2 ? static_cast<int>(0x80402010u) : 0x08040201);
+    const __mmask64 set = _mm512_test_epi8_mask(_mm512_shuffle_epi8(qh, copy), bits);
+    w[t] = _mm512_mask_add_epi8(w[t], set, w[t], bit4);
+  }
+}
+
 template <Kind K>
 inline void UnpackBlock(const PanelRows& p, int64_t b, Block* out) {
   using L = Layout<K>;
   const int64_t block = b * L::kBlockBytes;
+  p.ahead.Slice(b);
   __m512i o[4];
   GatherDwords(p.row, block + L::kQsOffset, o);
   if constexpr (K == Kind::kQ8_0) {
@@ -87,19 +135,38 @@ inline void UnpackBlock(const PanelRows& p, int64_t b, Block* out) {
       out->w[4 + t] = _mm512_and_si512(_mm512_srli_epi16(o[t], 4), low4);
     }
   }
-  const __m512i dm = GatherScaleDwords(p.row, block);
-  out->d = LowHalves(dm);
-  if constexpr (K == Kind::kQ4_1) out->m = LowHalves(_mm512_srli_epi32(dm, 16));
+  if constexpr (K == Kind::kIQ4_NL) {
+    // The table's values plus 128, unsigned for VPDPBUSD.
+    const __m512i table = _mm512_xor_si512(
+        _mm512_broadcast_i32x4(_mm_loadu_si128(reinterpret_cast<const __m128i*>(reference::kIq4Values))),
+        _mm512_set1_epi8(static_cast<char>(0x80)));
+    for (int t = 0; t < 8; ++t) out->w[t] = _mm512_shuffle_epi8(table, out->w[t]);
+  }
+  if constexpr (K == Kind::kQ5_0 || K == Kind::kQ5_1) {
+    // The block's first 16 bytes hold the scales and the fifth bits: Q5_0's
+    // d in bytes 0-1 and qh in 2-5, Q5_1's d, m in 0-3 and qh in 4-7.
+    __m512i h[4];
+    GatherDwords(p.row, block, h);
+    const __m512i qh = K == Kind::kQ5_0 ? _mm512_or_si512(_mm512_srli_epi32(h[0], 16), _mm512_slli_epi32(h[1], 16))
+                                        : h[1];
+    AddFifthBits(qh, out->w);
+    out->d = LowHalves(h[0]);
+    if constexpr (K == Kind::kQ5_1) out->m = LowHalves(_mm512_srli_epi32(h[0], 16));
+  } else {
+    const __m512i dm = GatherScaleDwords(p.row, block);
+    out->d = LowHalves(dm);
+    if constexpr (K == Kind::kQ4_1) out->m = LowHalves(_mm512_srli_epi32(dm, 16));
+  }
 }
 
-// Packed scratch: per block the 8 vectors, the scales, then (Q4_1) the minimums.
+// Packed scratch: per block the 8 vectors, the scales, then (Q4_1, Q5_1) the minimums.
 template <Kind K>
 inline void StoreBlock(const Block& blk, uint8_t* packed) {
   auto* vec = reinterpret_cast<__m512i*>(packed);
   for (int t = 0; t < 8; ++t) _mm512_store_si512(vec + t, blk.w[t]);
   auto* scales = reinterpret_cast<float*>(packed + 8 * 64);
   _mm512_store_ps(scales, blk.d);
-  if constexpr (K == Kind::kQ4_1) _mm512_store_ps(scales + 16, blk.m);
+  if constexpr (kHasMinimum<K>) _mm512_store_ps(scales + 16, blk.m);
 }
 
 template <Kind K>
@@ -108,16 +175,16 @@ inline void LoadBlock(const uint8_t* packed, Block* blk) {
   for (int t = 0; t < 8; ++t) blk->w[t] = _mm512_load_si512(vec + t);
   const auto* scales = reinterpret_cast<const float*>(packed + 8 * 64);
   blk->d = _mm512_load_ps(scales);
-  if constexpr (K == Kind::kQ4_1) blk->m = _mm512_load_ps(scales + 16);
+  if constexpr (kHasMinimum<K>) blk->m = _mm512_load_ps(scales + 16);
 }
 
-// Q4_0: R x rows against a panel whose blocks come from next_block(b, &blk).
-// Per lane and block this is exactly the reference's float update, on the
-// exact integer block sum.
+// Q4_0, Q5_0, Q5_1 and IQ4_NL: R x rows against a panel whose blocks come
+// from next_block(b, &blk). Per lane and block this is exactly the
+// reference's float update, on the exact integer block sum.
 template <Kind K, int R, typename NextBlock>
 void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
           int64_t ldy, int rows) {
-  static_assert(K == Kind::kQ4_0);
+  static_assert(kPerBlock<K>);
   __m512 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
@@ -135,9 +202,11 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
       __m512i sumi = _mm512_add_epi32(s0, s1);
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m512 dx = _mm512_set1_ps(x.d[xb]);
-      // sum((n - 8) * q) = sum(n * q) - 8 * sum(q)
-      sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(8 * x.sum[xb]));
-      acc[r] = _mm512_add_ps(acc[r], _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sumi), blk.d), dx));
+      // sum((n - offset) * q) = sum(n * q) - offset * sum(q)
+      if constexpr (kOffset<K> != 0) sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(kOffset<K> * x.sum[xb]));
+      __m512 term = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sumi), blk.d), dx);
+      if constexpr (kHasMinimum<K>) term = _mm512_add_ps(term, _mm512_mul_ps(blk.m, _mm512_set1_ps(x.s[xb])));
+      acc[r] = _mm512_add_ps(acc[r], term);
     }
   }
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
@@ -246,7 +315,7 @@ void GgmlPackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, i
 // Up to 4 x rows: unpack each block straight into registers for one tile.
 template <Kind K, int R>
 void FusedTile(const PanelRows& p, const QuantizedRows& x, int64_t nb, float* y, int64_t ldy, int rows) {
-  if constexpr (K != Kind::kQ4_0) {
+  if constexpr (!kPerBlock<K>) {
     // At most 2 x rows per pass: 8 accumulators each fill the registers.
     const auto unpack = [&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); };
     GgmlTile<K, R < 2 ? R : 2>(unpack, x, 0, nb, y, ldy, rows);
@@ -270,7 +339,7 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
   auto* packed = static_cast<uint8_t*>(scratch);
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
-    const PanelRows p(w, j0, rows, nb * Layout<K>::kBlockBytes);
+    const PanelRows p(w, j0, rows, nb, nb * Layout<K>::kBlockBytes);
     switch (x.m) {
       case 1: FusedTile<K, 1>(p, x, nb, y + j0, w.rows, rows); continue;
       case 2: FusedTile<K, 2>(p, x, nb, y + j0, w.rows, rows); continue;
@@ -284,7 +353,7 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
       UnpackBlock<K>(p, b, &blk);
       StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
     }
-    if constexpr (K != Kind::kQ4_0) {
+    if constexpr (!kPerBlock<K>) {
       constexpr int G = kGgmlPackedRows;
       int64_t i = 0;
       for (; i + G <= x.m; i += G) GgmlPackedTile<K, G>(packed, x, i, nb, y + j0, w.rows, rows);
@@ -315,6 +384,18 @@ void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
 void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y) {
   Panels<Kind::kQ8_0>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ5_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ5_0>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                void* scratch, float* y) {
+  Panels<Kind::kQ5_1>(x, w, row_begin, row_end, scratch, y);
+}
+void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
+                  void* scratch, float* y) {
+  Panels<Kind::kIQ4_NL>(x, w, row_begin, row_end, scratch, y);
 }
 
 }  // namespace pagoda::kernels::cpu::avx512
