@@ -12,7 +12,8 @@ namespace pagoda::kernels::cpu::avx2 {
 constexpr int kPanelRows = 8;
 // Largest packed block: Q8_0 keeps |w| and w, 8 vectors of 32 bytes each, plus 8 scales.
 constexpr int64_t kScratchBytesPerBlock = 16 * 32 + 8 * 4;
-// A panel of unpacked super-blocks (k_decode_avx2.h), per super-block of a row.
+// One unpacked super-block (k_decode_avx2.h) per row of a panel; the driver
+// sizes scratch per super-block of a row, so this is more than wide rows need.
 constexpr int64_t kKScratchBytesPerSuperBlock = kPanelRows * 896;
 
 void QuantizeRows(const float* x, int64_t row_begin, int64_t row_end, const QuantizedRows& out);

@@ -171,23 +171,18 @@ void Unpack(const BlockIQ4_XS& b, UnpackedK& out) {
   }
 }
 
-template <typename Block>
-void UnpackRow(const void* row, int64_t nb, UnpackedK* out) {
-  const auto* blocks = static_cast<const Block*>(row);
-  for (int64_t b = 0; b < nb; ++b) Unpack(blocks[b], out[b]);
-}
-
 }  // namespace
 
-void UnpackKRow(const MatrixView& w, int64_t row, int64_t nb, UnpackedK* out) {
+void UnpackKBlock(const MatrixView& w, int64_t row, int64_t nb, int64_t b, UnpackedK& out) {
   const auto* base = static_cast<const uint8_t*>(w.data);
+  const int64_t at = row * nb + b;  // super-blocks before this one
   switch (w.dtype) {
-    case DType::kQ2_K: UnpackRow<BlockQ2_K>(base + row * nb * sizeof(BlockQ2_K), nb, out); break;
-    case DType::kQ3_K: UnpackRow<BlockQ3_K>(base + row * nb * sizeof(BlockQ3_K), nb, out); break;
-    case DType::kQ4_K: UnpackRow<BlockQ4_K>(base + row * nb * sizeof(BlockQ4_K), nb, out); break;
-    case DType::kQ5_K: UnpackRow<BlockQ5_K>(base + row * nb * sizeof(BlockQ5_K), nb, out); break;
-    case DType::kQ6_K: UnpackRow<BlockQ6_K>(base + row * nb * sizeof(BlockQ6_K), nb, out); break;
-    case DType::kIQ4_XS: UnpackRow<BlockIQ4_XS>(base + row * nb * sizeof(BlockIQ4_XS), nb, out); break;
+    case DType::kQ2_K: Unpack(reinterpret_cast<const BlockQ2_K*>(base)[at], out); break;
+    case DType::kQ3_K: Unpack(reinterpret_cast<const BlockQ3_K*>(base)[at], out); break;
+    case DType::kQ4_K: Unpack(reinterpret_cast<const BlockQ4_K*>(base)[at], out); break;
+    case DType::kQ5_K: Unpack(reinterpret_cast<const BlockQ5_K*>(base)[at], out); break;
+    case DType::kQ6_K: Unpack(reinterpret_cast<const BlockQ6_K*>(base)[at], out); break;
+    case DType::kIQ4_XS: Unpack(reinterpret_cast<const BlockIQ4_XS*>(base)[at], out); break;
     default: break;
   }
 }

@@ -29,8 +29,8 @@ struct alignas(64) UnpackedK {
   int32_t signs;  // 1 when q holds magnitudes and sq the values
 };
 
-// Unpacks super-blocks [0, nb) of weight row `row` of w (a K-quant or IQ4_XS
-// matrix) into out[0 .. nb).
-void UnpackKRow(const MatrixView& w, int64_t row, int64_t nb, UnpackedK* out);
+// Unpacks super-block b of weight row `row` of w (a K-quant or IQ4_XS
+// matrix with nb super-blocks per row) into out.
+void UnpackKBlock(const MatrixView& w, int64_t row, int64_t nb, int64_t b, UnpackedK& out);
 
 }  // namespace pagoda::kernels::cpu::avx2
