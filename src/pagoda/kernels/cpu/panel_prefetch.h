@@ -23,6 +23,12 @@ struct PanelPrefetch {
   PanelPrefetch(const void* data, int64_t row_bytes, int64_t next_row, int64_t rows, int64_t matrix_rows,
                 int64_t slices) {
     const int64_t next_rows = next_row + rows <= matrix_rows ? rows : matrix_rows > next_row ? matrix_rows - next_row : 0;
+    if (next_rows == 0) {  // the last panel: nothing to prefetch
+      base = static_cast<const char*>(data);
+      bytes = 0;
+      per_slice = 64;
+      return;
+    }
     const auto first = reinterpret_cast<uintptr_t>(static_cast<const char*>(data) + next_row * row_bytes);
     base = reinterpret_cast<const char*>(first / 64 * 64);
     bytes = static_cast<int64_t>(first % 64) + next_rows * row_bytes;
