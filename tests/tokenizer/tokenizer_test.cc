@@ -187,6 +187,23 @@ TEST(tokenizer, LlamaBpeIgnoresMergesForWholeWords) {
   EXPECT_EQ(llama->Encode("abcd"), (Ids{256, 'c', 'd'}));
 }
 
+// So do Tekken and GPT-4o / Llama 4: their tokenizer.json files ignore merges
+// (tiktoken looks a whole pre-token up first), though llama.cpp does so for
+// Tekken only; Qwen2's and DeepSeek's do not.
+TEST(tokenizer, FamiliesIgnoreMergesAsTheirTokenizerJsonDoes) {
+  const std::vector<std::string> extra = {"ab", "abc"};
+  for (const char* pre : {"tekken", "gpt-4o", "llama4"}) {
+    const auto tok = CreateOrDie(ToySpec(extra, {"a b"}, pre));
+    ASSERT_NE(tok, nullptr);
+    EXPECT_EQ(tok->Encode("abc"), (Ids{257})) << pre;
+  }
+  for (const char* pre : {"qwen2", "deepseek-llm", "smollm"}) {
+    const auto tok = CreateOrDie(ToySpec(extra, {"a b"}, pre));
+    ASSERT_NE(tok, nullptr);
+    EXPECT_EQ(tok->Encode("abc"), (Ids{256, 'c'})) << pre;
+  }
+}
+
 TEST(tokenizer, UserDefinedTokensAreMatchedButNotSkipped) {
   TokenizerSpec spec = ToySpec({"<ctl>", "<tool>"}, {});  // 256, 257
   spec.token_types.assign(spec.tokens.size(), TokenType::kNormal);

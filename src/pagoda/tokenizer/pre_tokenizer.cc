@@ -90,8 +90,8 @@ const std::vector<PreTokenizerDef>& Definitions() {
       {"deepseek-r1-qwen", {kQwen2Pattern}, false},
       {"stablelm2", {kQwen2Pattern}, false},
       {"tekken", {kTekkenPattern}, true},
-      {"gpt-4o", {kGpt4oPattern}, false},
-      {"llama4", {kGpt4oPattern}, false},
+      {"gpt-4o", {kGpt4oPattern}, true},
+      {"llama4", {kGpt4oPattern}, true},
       {"deepseek-llm", {std::begin(kDeepSeekLlmPatterns), std::end(kDeepSeekLlmPatterns)}, false},
   };
   return *defs;
