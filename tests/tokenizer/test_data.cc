@@ -48,6 +48,10 @@ std::string SpmFixturePath(const std::string& name) {
   return std::string(PAGODA_FIXTURES_DIR) + "/tokenizer_spm/" + name;
 }
 
+std::string BpeFixturePath(const std::string& name) {
+  return std::string(PAGODA_FIXTURES_DIR) + "/tokenizer_bpe/" + name;
+}
+
 std::vector<nlohmann::json> ReadJsonLines(const std::string& name) { return ReadJsonLinesAt(FixturePath(name)); }
 
 std::vector<nlohmann::json> ReadJsonLinesAt(const std::string& path) {

@@ -18,6 +18,9 @@ std::string FixturePath(const std::string& name);
 // tests/fixtures/tokenizer_spm/<name>: the SentencePiece fixtures.
 std::string SpmFixturePath(const std::string& name);
 
+// tests/fixtures/tokenizer_bpe/<name>: the byte-level BPE family fixtures.
+std::string BpeFixturePath(const std::string& name);
+
 // One JSON value per line of a fixture; aborts the test binary if the file is
 // missing or malformed, since every test reading it would be meaningless.
 std::vector<nlohmann::json> ReadJsonLinesAt(const std::string& path);
