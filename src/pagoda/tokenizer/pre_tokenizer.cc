@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pagoda/base/check.h"
+#include "pagoda/tokenizer/unicode_classes.h"
 
 namespace pagoda::tokenizer {
 namespace {
@@ -101,10 +102,10 @@ const std::vector<PreTokenizerDef>& Definitions() {
 
 class PreTokenizer::Regex {
  public:
-  static StatusOr<std::unique_ptr<Regex>> Compile(const char* pattern) {
+  static StatusOr<std::unique_ptr<Regex>> Compile(std::string_view pattern) {
     int error = 0;
     PCRE2_SIZE error_offset = 0;
-    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern), PCRE2_ZERO_TERMINATED,
+    pcre2_code* code = pcre2_compile(reinterpret_cast<PCRE2_SPTR>(pattern.data()), pattern.size(),
                                      PCRE2_UTF | PCRE2_UCP | PCRE2_MATCH_INVALID_UTF, &error,
                                      &error_offset, nullptr);
     if (code == nullptr) {
@@ -162,7 +163,9 @@ StatusOr<std::unique_ptr<PreTokenizer>> PreTokenizer::Create(std::string_view na
     if (def.name != name) continue;
     std::vector<std::unique_ptr<Regex>> regexes;
     for (const char* pattern : def.patterns) {
-      PAGODA_ASSIGN_OR_RETURN(auto regex, Regex::Compile(pattern));
+      // Every family's categories follow ICU, as HF's follow Oniguruma's newer tables.
+      PAGODA_ASSIGN_OR_RETURN(const std::string widened, WithIcuGeneralCategories(pattern));
+      PAGODA_ASSIGN_OR_RETURN(auto regex, Regex::Compile(widened));
       regexes.push_back(std::move(regex));
     }
     return std::unique_ptr<PreTokenizer>(new PreTokenizer(std::move(regexes), def.ignore_merges));
