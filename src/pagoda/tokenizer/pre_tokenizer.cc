@@ -71,6 +71,16 @@ constexpr const char* kDeepSeekLlmPatterns[] = {
     "\\p{N}+",
 };
 
+// DeepSeek V3's (and R1's) splits, as in llama.cpp: numbers in threes, runs of
+// CJK ideographs and kana, then a word regex whose \p{P} and \p{S} keep
+// punctuation and symbols apart from letters.
+constexpr const char* kDeepSeekV3Patterns[] = {
+    "\\p{N}{1,3}",
+    "[\\x{4E00}-\\x{9FA5}\\x{3040}-\\x{309F}\\x{30A0}-\\x{30FF}]+",
+    "[!\"#$%&'()*+,\\-./:;<=>?@\\[\\\\\\]^_`{|}~][A-Za-z]+|[^\\r\\n\\p{L}\\p{P}\\p{S}]?[\\p{L}\\p{M}]+| ?[\\p{P}\\p{S}]+[\\r\\n]*|["
+    WS "]*[\\r\\n]+|[" WS "]+(?![^" WS "])|[" WS "]+",
+};
+
 #undef WS
 
 constexpr const char* kEachNumberPattern = "\\p{N}";
@@ -94,6 +104,7 @@ const std::vector<PreTokenizerDef>& Definitions() {
       {"gpt-4o", {kGpt4oPattern}, true},
       {"llama4", {kGpt4oPattern}, true},
       {"deepseek-llm", {std::begin(kDeepSeekLlmPatterns), std::end(kDeepSeekLlmPatterns)}, false},
+      {"deepseek-v3", {std::begin(kDeepSeekV3Patterns), std::end(kDeepSeekV3Patterns)}, false},
   };
   return *defs;
 }

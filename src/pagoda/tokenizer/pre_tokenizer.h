@@ -15,9 +15,12 @@
 //   "gpt-4o"    GPT-4o's (alias "llama4"): as Tekken, with contractions and
 //               digits in threes.
 //   "deepseek-llm"  DeepSeek LLM's sequence of six splits.
-// Not "deepseek-v3": its \p{S} must know Unicode 15's symbols, which the
-// PCRE2 of Debian 12 (10.42, Unicode 14) does not, so emoji such as U+1FABF
-// would split unlike Hugging Face's.
+//   "deepseek-v3"   DeepSeek V3's (and R1's) sequence of three splits.
+// Every regex's general categories (\p{L}, \p{S}, ...) follow ICU's Unicode
+// version rather than PCRE2's older one (unicode_classes.h), as the reference
+// tokenizers' Oniguruma is newer still: on Debian 12 that is Unicode 15.0,
+// so characters that Unicode 15.1 and 16.0 added still split unlike Hugging
+// Face's.
 //
 // Input that is not valid UTF-8 is accepted: ill-formed bytes never match a
 // regex, so each run of them becomes a piece of its own.
