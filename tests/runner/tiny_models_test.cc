@@ -17,6 +17,7 @@
 //   - the hybrid paged cache (windowed models): the same logits bit for bit
 //     when windowed layers keep only their window's blocks, with the rest
 //     back in the pool, and from the prefix cache.
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -292,15 +293,17 @@ std::vector<std::string> CommittedArchitectures() {
   return names;
 }
 
-// The F16 file with one more metadata entry, written to the test's temp dir.
-fs::path WithMetadata(const fs::path& source, const std::string& key, gguf::Value value) {
+// The F16 file with one more metadata entry, written to the temp dir as
+// `name` (one per test: ctest runs tests in parallel, and rewriting a file
+// another test has mapped would pull its pages away).
+fs::path WithMetadata(const fs::path& source, const std::string& key, gguf::Value value, const std::string& name) {
   auto file = gguf::GgufFile::Open(source.string());
   EXPECT_TRUE(file.ok()) << file.status().ToString();
   std::vector<std::pair<std::string, gguf::Value>> metadata((*file)->metadata().begin(), (*file)->metadata().end());
   metadata.emplace_back(key, std::move(value));
   std::vector<gguf::TensorToWrite> table;
   for (const gguf::TensorInfo& t : (*file)->tensors()) table.push_back({t.name, t.dtype, t.shape});
-  const fs::path out = fs::path(::testing::TempDir()) / "tiny_mistral_windowed.gguf";
+  const fs::path out = fs::path(::testing::TempDir()) / name;
   const Status s = gguf::WriteGguf(out.string(), metadata, table, [&](size_t i, std::vector<uint8_t>& bytes) {
     const gguf::TensorInfo& t = (*file)->tensors()[i];
     bytes.assign(t.data, t.data + t.nbytes);
@@ -334,7 +337,8 @@ TEST(MistralSlidingWindowTest, TheWindowKeyMakesALlamaFileAttendLikeMistral) {
   const uint32_t w = static_cast<uint32_t>(window);
   std::memcpy(bytes, &w, 4);
   TinyModel windowed(WithMetadata(dir / "model-f16.gguf", "llama.attention.sliding_window",
-                                  gguf::Value::FromFixedBytes(gguf::ValueType::kUint32, bytes)));
+                                  gguf::Value::FromFixedBytes(gguf::ValueType::kUint32, bytes),
+                                  "tiny_mistral_windowed.gguf"));
   ASSERT_TRUE(windowed.ok());
   const double windowed_vs_hf =
       MaxAbsDiff(StoredRowsOf(windowed, sequences, positions), ReadF32(dir / "logits-hf.f32"));
@@ -425,7 +429,7 @@ class HybridCacheRun {
 };
 
 std::unique_ptr<Request> SequenceOf(const std::vector<int32_t>& tokens, SeqId id) {
-  auto r = std::make_unique<Request>("r" + std::to_string(id), tokens, SamplingParams{}, 0.0, 0, CacheKeys{});
+  auto r = std::make_unique<Request>(fmt::format("r{}", id), tokens, SamplingParams{}, 0.0, 0, CacheKeys{});
   r->sequence(0).assign_id(id);
   return r;
 }
@@ -489,7 +493,8 @@ TEST(HybridKvCacheTest, Mistral) {
   std::memcpy(bytes, &window, 4);
   ExpectHybridCacheMatchesTheFullCache(WithMetadata(FixtureDir() / "mistral" / "model-f16.gguf",
                                                     "llama.attention.sliding_window",
-                                                    gguf::Value::FromFixedBytes(gguf::ValueType::kUint32, bytes)));
+                                                    gguf::Value::FromFixedBytes(gguf::ValueType::kUint32, bytes),
+                                                    "tiny_mistral_windowed_hybrid.gguf"));
 }
 
 INSTANTIATE_TEST_SUITE_P(Architectures, TinyModelTest, ::testing::ValuesIn(CommittedArchitectures()),
