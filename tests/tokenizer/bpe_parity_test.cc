@@ -19,9 +19,7 @@
 
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
-#include "pagoda/tokenizer/incremental_detokenizer.h"
 #include "pagoda/tokenizer/tokenizer.h"
-#include "pagoda/tokenizer/utf8.h"
 #include "test_data.h"
 
 namespace pagoda::tokenizer {
@@ -238,31 +236,13 @@ TEST_P(BpeParity, DecodeOfRandomIdsMatchesHuggingFace) {
   EXPECT_GT(replaced, 10) << "too few cases cut UTF-8 sequences apart";
 }
 
-// Streams `ids`: every delta must be whole UTF-8, and all of them together
-// the full decode.
-void ExpectStreamMatchesDecode(const Tokenizer& tok, const Ids& ids, bool skip, int* mismatches) {
-  IncrementalDetokenizer detok(tok, skip);
-  std::string text;
-  for (TokenId id : ids) {
-    const StatusOr<std::string> delta = detok.Push(id);
-    ASSERT_TRUE(delta.ok()) << delta.status().ToString();
-    if (!IsValidUtf8(*delta) && ++*mismatches <= kMaxReported) {
-      ADD_FAILURE() << IdsToString(ids) << ": delta \"" << Escape(*delta) << "\" is not UTF-8";
-    }
-    text += *delta;
-  }
-  text += detok.Finish();
-  const std::string want = *tok.Decode(ids, skip);
-  if (text != want) ReportTextMismatch(mismatches, IdsToString(ids) + " streamed", want, text);
-}
-
 TEST_P(BpeParity, StreamingMatchesDecode) {
   int mismatches = 0;
   for (const auto& row : testing::ReadJsonLinesAt(Path("_decode.jsonl"))) {
-    for (bool skip : {false, true}) ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
+    for (bool skip : {false, true}) testing::ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
   }
   for (const nlohmann::json& row : template_cases_) {
-    for (bool skip : {false, true}) ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
+    for (bool skip : {false, true}) testing::ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
   }
   EXPECT_EQ(mismatches, 0);
 }

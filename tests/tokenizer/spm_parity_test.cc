@@ -12,9 +12,7 @@
 
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
-#include "pagoda/tokenizer/incremental_detokenizer.h"
 #include "pagoda/tokenizer/tokenizer.h"
-#include "pagoda/tokenizer/utf8.h"
 #include "test_data.h"
 
 namespace pagoda::tokenizer {
@@ -149,34 +147,13 @@ TEST_P(SpmParity, DecodeOfRandomIdsMatchesTheReferences) {
   EXPECT_GT(agree_with_hf, static_cast<int>(cases.size() * 2 * 9 / 10));
 }
 
-// Streams `ids`: every delta must be whole UTF-8, and all of them together
-// the full decode.
-void ExpectStreamMatchesDecode(const Tokenizer& tok, const Ids& ids, bool skip, int* mismatches) {
-  IncrementalDetokenizer detok(tok, skip);
-  std::string text;
-  for (TokenId id : ids) {
-    const StatusOr<std::string> delta = detok.Push(id);
-    ASSERT_TRUE(delta.ok()) << delta.status().ToString();
-    if (!IsValidUtf8(*delta) && ++*mismatches <= kMaxReported) {
-      ADD_FAILURE() << IdsToString(ids) << ": delta \"" << Escape(*delta) << "\" is not UTF-8";
-    }
-    text += *delta;
-  }
-  text += detok.Finish();
-  const std::string want = *tok.Decode(ids, skip);
-  if (text != want && ++*mismatches <= kMaxReported) {
-    ADD_FAILURE() << IdsToString(ids) << " skip_special=" << skip << "\n  decode   \"" << Escape(want)
-                  << "\"\n  streamed \"" << Escape(text) << "\"";
-  }
-}
-
 TEST_P(SpmParity, StreamingMatchesDecode) {
   int mismatches = 0;
   for (const auto& row : Rows("_expected.jsonl")) {
-    for (bool skip : {false, true}) ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
+    for (bool skip : {false, true}) testing::ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
   }
   for (const auto& row : Rows("_decode.jsonl")) {
-    for (bool skip : {false, true}) ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
+    for (bool skip : {false, true}) testing::ExpectStreamMatchesDecode(*tok_, row["ids"].get<Ids>(), skip, &mismatches);
   }
   EXPECT_EQ(mismatches, 0);
 }

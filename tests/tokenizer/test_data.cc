@@ -1,5 +1,7 @@
 #include "test_data.h"
 
+#include <gtest/gtest.h>
+
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -9,6 +11,8 @@
 #include "pagoda/formats/gguf/gguf_file.h"
 #include "pagoda/tokenizer/byte_level.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
+#include "pagoda/tokenizer/incremental_detokenizer.h"
+#include "pagoda/tokenizer/utf8.h"
 
 namespace pagoda::tokenizer::testing {
 namespace {
@@ -124,6 +128,26 @@ TokenizerSpec ToySpec(const std::vector<std::string>& extra, const std::vector<s
   for (const std::string& token : extra) spec.tokens.push_back(token);
   spec.merges = merges;
   return spec;
+}
+
+void ExpectStreamMatchesDecode(const Tokenizer& tok, const std::vector<TokenId>& ids, bool skip_special,
+                               int* mismatches, int max_reported) {
+  IncrementalDetokenizer detok(tok, skip_special);
+  std::string text;
+  for (TokenId id : ids) {
+    const StatusOr<std::string> delta = detok.Push(id);
+    ASSERT_TRUE(delta.ok()) << delta.status().ToString();
+    if (!IsValidUtf8(*delta) && ++*mismatches <= max_reported) {
+      ADD_FAILURE() << IdsToString(ids) << ": delta \"" << Escape(*delta) << "\" is not UTF-8";
+    }
+    text += *delta;
+  }
+  text += detok.Finish();
+  const std::string want = *tok.Decode(ids, skip_special);
+  if (text != want && ++*mismatches <= max_reported) {
+    ADD_FAILURE() << IdsToString(ids) << " skip_special=" << skip_special << "\n  decode   \"" << Escape(want)
+                  << "\"\n  streamed \"" << Escape(text) << "\"";
+  }
 }
 
 }  // namespace pagoda::tokenizer::testing

@@ -40,6 +40,12 @@ std::string Escape(const std::string& text, size_t max_bytes = 200);
 
 std::string IdsToString(const std::vector<TokenId>& ids);
 
+// Streams `ids` through the incremental detokenizer: every delta must be
+// whole UTF-8, and all of them together Decode's text. Adds a failure for
+// each of the first `max_reported` problems; counts them all in *mismatches.
+void ExpectStreamMatchesDecode(const Tokenizer& tok, const std::vector<TokenId>& ids, bool skip_special,
+                               int* mismatches, int max_reported = 10);
+
 // `text` without the bytes `tok` has no token for: what decoding its
 // encoding gives back.
 std::string WithoutUncoveredBytes(const Tokenizer& tok, const std::string& text);
