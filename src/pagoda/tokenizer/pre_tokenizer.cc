@@ -175,7 +175,7 @@ StatusOr<std::unique_ptr<PreTokenizer>> PreTokenizer::Create(std::string_view na
     std::vector<std::unique_ptr<Regex>> regexes;
     for (const char* pattern : def.patterns) {
       // Every family's categories follow ICU, as HF's follow Oniguruma's newer tables.
-      PAGODA_ASSIGN_OR_RETURN(const std::string widened, WithIcuGeneralCategories(pattern));
+      PAGODA_ASSIGN_OR_RETURN(const std::string widened, WithUnicode16GeneralCategories(pattern));
       PAGODA_ASSIGN_OR_RETURN(auto regex, Regex::Compile(widened));
       regexes.push_back(std::move(regex));
     }

@@ -16,11 +16,9 @@
 //               digits in threes.
 //   "deepseek-llm"  DeepSeek LLM's sequence of six splits.
 //   "deepseek-v3"   DeepSeek V3's (and R1's) sequence of three splits.
-// Every regex's general categories (\p{L}, \p{S}, ...) follow ICU's Unicode
-// version rather than PCRE2's older one (unicode_classes.h), as the reference
-// tokenizers' Oniguruma is newer still: on Debian 12 that is Unicode 15.0,
-// so characters that Unicode 15.1 and 16.0 added still split unlike Hugging
-// Face's.
+// Every regex's general categories (\p{L}, \p{S}, ...) follow Unicode 16.0,
+// as the reference tokenizers' Oniguruma does, rather than PCRE2's older
+// version (unicode_classes.h).
 //
 // Input that is not valid UTF-8 is accepted: ill-formed bytes never match a
 // regex, so each run of them becomes a piece of its own.
