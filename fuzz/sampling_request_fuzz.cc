@@ -67,14 +67,14 @@ void CheckAccepted(SamplingRequest request, int64_t prompt_tokens) {
   if (pagoda::Status s = p.Validate(); !s.ok()) Fail("normalized params fail Validate", s.ToString());
 }
 
-void ReadAsCompletions(const nlohmann::json& body, const Tokenizer& tok) {
+void ReadAsCompletions(const nlohmann::json& body, const nlohmann::ordered_json& ordered_body, const Tokenizer& tok) {
   FieldReader r(body);
   const bool stream = r.Bool("stream").value_or(false);
   (void)pagoda::server::ReadStreamOptions(r, stream);
   (void)r.Bool("echo");
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(true);
   std::optional<SamplingRequest> sampling = ReadSamplingRequest(
-      r, Endpoint::kCompletions, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, kLimits);
+      r, ordered_body, Endpoint::kCompletions, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, kLimits);
   if (!r.ok()) return;
   if (!sampling) Fail("completions", "no error and no sampling request");
   const auto prompts = pagoda::server::ReadPrompts(r, tok, add_special_tokens);
@@ -95,7 +95,7 @@ void ReadAsChat(const nlohmann::json& body, const nlohmann::ordered_json& ordere
   (void)pagoda::server::ReadStreamOptions(r, stream);
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(false);
   std::optional<SamplingRequest> sampling =
-      ReadSamplingRequest(r, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, kLimits);
+      ReadSamplingRequest(r, ordered_body, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, kLimits);
   std::optional<std::string> prompt;
   if (r.ok()) prompt = RenderChatPrompt(r, ordered_body, DefaultChatTemplate(), tok);
   if (!r.ok()) return;
@@ -116,7 +116,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const nlohmann::ordered_json& ordered_body = *ordered;
   const nlohmann::json body = ordered_body;
   const Tokenizer& tok = *pagoda::fuzz::DefaultModelAssets().tokenizer;
-  ReadAsCompletions(body, tok);
+  ReadAsCompletions(body, ordered_body, tok);
   ReadAsChat(body, ordered_body, tok);
   return 0;
 }

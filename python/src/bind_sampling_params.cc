@@ -62,7 +62,9 @@ void BindSamplingParams(py::module_& m) {
                        bool skip_special_tokens, bool spaces_between_special_tokens,
                        std::optional<std::map<int32_t, float>> logit_bias,
                        std::optional<std::vector<int32_t>> allowed_token_ids, bool use_beam_search,
-                       int32_t beam_width, float length_penalty) {
+                       int32_t beam_width, float length_penalty,
+                       std::optional<StructuredOutputsParams> structured_outputs,
+                       std::optional<StructuredOutputsParams> guided_decoding) {
              SamplingParams p;
              p.n = n;
              p.best_of = best_of;
@@ -90,6 +92,11 @@ void BindSamplingParams(py::module_& m) {
              p.use_beam_search = use_beam_search;
              p.beam_width = beam_width;
              p.length_penalty = length_penalty;
+             // vLLM's guided_decoding is the older name of structured_outputs.
+             if (structured_outputs && guided_decoding) {
+               throw py::value_error("give structured_outputs or guided_decoding, not both");
+             }
+             p.structured_outputs = structured_outputs ? std::move(structured_outputs) : std::move(guided_decoding);
              if (Status s = p.Validate(); !s.ok()) throw py::value_error(s.message());
              return p;
            }),
@@ -102,7 +109,8 @@ void BindSamplingParams(py::module_& m) {
            py::arg("logprobs") = py::none(), py::arg("prompt_logprobs") = py::none(),
            py::arg("skip_special_tokens") = true, py::arg("spaces_between_special_tokens") = true,
            py::arg("logit_bias") = py::none(), py::arg("allowed_token_ids") = py::none(),
-           py::arg("use_beam_search") = false, py::arg("beam_width") = 1, py::arg("length_penalty") = 1.0f)
+           py::arg("use_beam_search") = false, py::arg("beam_width") = 1, py::arg("length_penalty") = 1.0f,
+           py::arg("structured_outputs") = py::none(), py::arg("guided_decoding") = py::none())
       .def_readwrite("n", &SamplingParams::n)
       .def_readwrite("best_of", &SamplingParams::best_of)
       .def_readwrite("presence_penalty", &SamplingParams::presence_penalty)
@@ -131,6 +139,7 @@ void BindSamplingParams(py::module_& m) {
       .def_readwrite("use_beam_search", &SamplingParams::use_beam_search)
       .def_readwrite("beam_width", &SamplingParams::beam_width)
       .def_readwrite("length_penalty", &SamplingParams::length_penalty)
+      .def_readwrite("structured_outputs", &SamplingParams::structured_outputs)
       .def("__repr__", &Repr);
 }
 

@@ -5,6 +5,7 @@
 
 namespace pagoda::python {
 
+void BindStructuredOutputsParams(pybind11::module_& m);
 void BindSamplingParams(pybind11::module_& m);
 void BindOutputs(pybind11::module_& m);
 void BindLlm(pybind11::module_& m);

@@ -3,6 +3,7 @@
 
 PYBIND11_MODULE(_pagoda, m) {
   m.doc() = "Pagoda: LLM inference engine (vLLM-shaped offline API)";
+  pagoda::python::BindStructuredOutputsParams(m);
   pagoda::python::BindSamplingParams(m);
   pagoda::python::BindOutputs(m);
   pagoda::python::BindLlm(m);

@@ -379,5 +379,42 @@ TEST(SamplerTest, BeamCandidatesAreProcessedLogprobsBestFirst) {
   EXPECT_EQ(out[1].token_id, 1);
 }
 
+// The grammar bitmask comes first: a masked token is never drawn, and the
+// logprobs are those of the masked logits (vLLM masks the logits before its
+// sampler), so the allowed tokens' probabilities sum to one.
+TEST(SamplerTest, GrammarBitmaskLimitsDrawsAndLogprobs) {
+  std::mt19937 rng(5);
+  std::normal_distribution<float> normal(0.0f, 2.0f);
+  std::vector<float> logits(200);
+  for (float& x : logits) x = normal(rng);
+  std::vector<uint64_t> bits((logits.size() + 63) / 64, 0);
+  const std::set<int32_t> allowed = {3, 64, 65, 150, 199};
+  for (int32_t id : allowed) bits[id >> 6] |= uint64_t{1} << (id & 63);
+  Sampler sampler(static_cast<int32_t>(logits.size()), {}, testing::TestRowOps());
+  double total = 0;
+  for (int32_t id : allowed) total += std::exp(logits[id]);
+  for (int seed = 0; seed < 200; ++seed) {
+    Sequence seq = Seeded(Params(1.0f), seed);
+    seq.params.logprobs = 3;
+    SamplingSequence view = seq.View();
+    view.grammar_bitmask = bits;
+    SampledToken out;
+    sampler.Sample(logits, {&view, 1}, {&out, 1});
+    ASSERT_TRUE(allowed.count(out.token_id)) << out.token_id;
+    EXPECT_NEAR(out.logprob, logits[out.token_id] - std::log(total), 1e-4);
+    ASSERT_EQ(out.top_logprobs.size(), 3u);
+    for (const TokenLogprob& top : out.top_logprobs) EXPECT_TRUE(allowed.count(top.token_id)) << top.token_id;
+  }
+  // Greedy takes the best allowed token, not the best token.
+  Sequence greedy = Seeded(Params(0.0f), 0);
+  SamplingSequence view = greedy.View();
+  view.grammar_bitmask = bits;
+  SampledToken out;
+  sampler.Sample(logits, {&view, 1}, {&out, 1});
+  const int32_t best = *std::max_element(allowed.begin(), allowed.end(),
+                                         [&](int32_t a, int32_t b) { return logits[a] < logits[b]; });
+  EXPECT_EQ(out.token_id, best);
+}
+
 }  // namespace
 }  // namespace pagoda

@@ -11,7 +11,8 @@ const ServingLimits kLimits{.max_model_len = 100, .vocab_size = 1000, .max_logpr
 
 std::optional<SamplingRequest> Read(const nlohmann::json& body, Endpoint endpoint, std::optional<ApiError>* error) {
   FieldReader r(body);
-  std::optional<SamplingRequest> out = ReadSamplingRequest(r, endpoint, OutputKind::kFinalOnly, kLimits);
+  const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(body.dump());
+  std::optional<SamplingRequest> out = ReadSamplingRequest(r, ordered, endpoint, OutputKind::kFinalOnly, kLimits);
   *error = r.error();
   return out;
 }

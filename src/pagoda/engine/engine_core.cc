@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 
 #include "pagoda/base/check.h"
 #include "pagoda/beam_search/beam_round.h"
@@ -126,6 +127,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   if (core->tokenizer_->eos_id()) eos_ids.push_back(*core->tokenizer_->eos_id());
   core->sampler_ =
       std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids, *core->compute_->kernels().rows);
+  core->structured_outputs_ =
+      std::make_unique<StructuredOutputCompiler>(*core->tokenizer_, static_cast<int32_t>(mc.vocab_size));
 
   SchedulerConfig sc;
   sc.max_num_batched_tokens = config.max_num_batched_tokens;
@@ -223,12 +226,19 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
                             .ignore_eos = params.ignore_eos,
                             .stop_token_ids = params.stop_token_ids};
   }
+  std::shared_ptr<structured::CompiledGrammar> grammar;
+  if (params.structured_outputs) {
+    PAGODA_ASSIGN_OR_RETURN(grammar, structured_outputs_->Compile(*params.structured_outputs));
+  }
+  std::vector<int32_t> eos_ids;
+  if (tokenizer_->eos_id()) eos_ids.push_back(*tokenizer_->eos_id());
   std::vector<RandomStream> random;
   const std::optional<int64_t> stream_seed = params.seed ? params.seed : seed;
   for (int32_t i = 0; i < params.num_sequences(); ++i) random.push_back(RandomStream::For(stream_seed, i));
   auto state = std::make_unique<RequestState>(
       *request, std::move(prompt), TokenizeBadWords(params.bad_words), std::move(random), *tokenizer_,
-      std::make_shared<OutputStream>(request->id(), params.output_kind == OutputKind::kCumulative), std::move(beam));
+      std::make_shared<OutputStream>(request->id(), params.output_kind == OutputKind::kCumulative), std::move(beam),
+      std::move(grammar), eos_ids);
   return PendingRequest{std::move(request), std::move(state)};
 }
 
@@ -300,6 +310,18 @@ void EngineCore::AbortAll() {
 
 std::vector<std::string> EngineCore::TakeFinishedIds() { return std::exchange(finished_ids_, {}); }
 
+std::vector<GrammarConstraint*> EngineCore::ConstraintsToSample(const StepPlan& plan) {
+  std::vector<GrammarConstraint*> constraints;
+  for (const ScheduledSequence& e : plan.seqs) {
+    if (!e.needs_logits) continue;
+    RequestState& state = *states_[e.handle];
+    for (int32_t k = 0; k < e.num_samples; ++k) {
+      if (GrammarConstraint* c = state.constraint(k == 0 ? e.seq_index : k)) constraints.push_back(c);
+    }
+  }
+  return constraints;
+}
+
 std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan) {
   chunks_.clear();
   std::vector<bool> scores_prompt(plan.seqs.size());
@@ -315,9 +337,18 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     const LogitsMode mode = scores_prompt[j] ? LogitsMode::kAll : e.needs_logits ? LogitsMode::kLast : LogitsMode::kNone;
     chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_tables, mode});
   }
+  // Structured-output masks are computed on a thread of their own while
+  // the model runs: each sequence's grammar state is final already.
+  std::future<void> masks;
+  if (std::vector<GrammarConstraint*> constraints = ConstraintsToSample(plan); !constraints.empty()) {
+    masks = std::async(std::launch::async, [constraints = std::move(constraints)] {
+      for (GrammarConstraint* c : constraints) c->ComputeNextTokenBitmask();
+    });
+  }
   const double forward_start = Now();
   const std::span<const float> logits = runner_->Execute(plan.copies, chunks_);
   forward_seconds_ += Now() - forward_start;
+  if (masks.valid()) masks.get();
   const int64_t vocab = runner_->vocab_size();
 
   std::vector<std::vector<int32_t>> sampled(plan.seqs.size());
@@ -351,8 +382,10 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
       PAGODA_CHECK(e.num_samples == 1 || e.seq_index == 0);
       for (int32_t k = 0; k < e.num_samples; ++k) {
         const int32_t index = k == 0 ? e.seq_index : k;
+        const GrammarConstraint* constraint = state.constraint(index);
         const SamplingSequence s{&state.params(), e.prompt_token_ids, e.output_token_ids,
-                                 state.bad_words_token_ids(), state.random(index)};
+                                 state.bad_words_token_ids(), state.random(index),
+                                 constraint ? constraint->bitmask() : std::span<const uint64_t>()};
         sampler_->Sample(last, {&s, 1}, {&sampled_, 1});
         sampled[j].push_back(sampled_.token_id);
         state.SetSample(index, sampled_);
@@ -439,9 +472,9 @@ void EngineCore::Step(const std::function<void(const EngineStats&)>& on_schedule
       published_in_step_[out.handle] = num_steps_;
       to_publish_.push_back(out.handle);
     }
-    std::optional<std::string> stop = states_[out.handle]->Apply(out);
-    if (stop && !IsFinished(out.status)) {
-      if (auto request = scheduler_->StopSequence(out.handle, out.seq_index, *stop)) {
+    const RequestState::Ending ending = states_[out.handle]->Apply(out);
+    if (ending.stop && !IsFinished(out.status)) {
+      if (auto request = scheduler_->StopSequence(out.handle, out.seq_index, ending.reason)) {
         result.finished_requests.push_back(std::move(request));
       }
     }

@@ -79,6 +79,8 @@ class EngineCore {
   std::vector<std::vector<int32_t>> TokenizeBadWords(const std::vector<std::string>& words) const;
   // Runs the plan's chunks and samples: one token list per plan entry.
   std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
+  // The structured-output constraints of the plan's sampled sequences.
+  std::vector<GrammarConstraint*> ConstraintsToSample(const StepPlan& plan);
   // `by_client`: ended by Abort(), which the request metrics leave out as
   // vLLM's do for client aborts.
   void FinishRequest(const Request& request, bool by_client = false);
@@ -99,6 +101,7 @@ class EngineCore {
   std::unique_ptr<kernels::ComputeContext> compute_;  // the best kernel set, on pool_
   std::unique_ptr<ModelRunner> runner_;
   std::unique_ptr<Sampler> sampler_;
+  std::unique_ptr<StructuredOutputCompiler> structured_outputs_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<metrics::EngineMetrics> metrics_;
   // The output side of each live request (detokenizer, stop strings,

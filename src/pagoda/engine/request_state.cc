@@ -1,5 +1,7 @@
 #include "pagoda/engine/request_state.h"
 
+#include <spdlog/spdlog.h>
+
 #include <algorithm>
 #include <numeric>
 
@@ -10,7 +12,9 @@ namespace pagoda {
 RequestState::RequestState(const Request& request, std::optional<std::string> prompt,
                            std::vector<std::vector<int32_t>> bad_words_token_ids, std::vector<RandomStream> random,
                            const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
-                           std::optional<BeamSearchConfig> beam_search)
+                           std::optional<BeamSearchConfig> beam_search,
+                           std::shared_ptr<structured::CompiledGrammar> grammar,
+                           std::span<const int32_t> eos_token_ids)
     : request_(request),
       params_(request.params()),
       prompt_(std::move(prompt)),
@@ -22,6 +26,7 @@ RequestState::RequestState(const Request& request, std::optional<std::string> pr
     Seq& seq = seqs_.emplace_back(r);
     seq.detokenizer = std::make_unique<tokenizer::IncrementalDetokenizer>(tokenizer_, params_.skip_special_tokens);
     if (!params_.stop.empty()) seq.stop.emplace(params_.stop, params_.include_stop_str_in_output);
+    if (grammar) seq.constraint = std::make_unique<GrammarConstraint>(grammar, eos_token_ids, tokenizer_);
   }
   if (params_.prompt_logprobs) prompt_logprobs_.push_back(std::nullopt);
   PAGODA_CHECK(beam_search.has_value() == params_.use_beam_search);
@@ -69,7 +74,20 @@ bool RequestState::AddText(Seq& seq, std::string_view delta, bool check_stop) {
   return true;
 }
 
-std::optional<std::string> RequestState::Apply(const SequenceOutput& out) {
+bool RequestState::FollowGrammar(Seq& seq, int32_t token) {
+  if (!seq.constraint) return false;
+  // Only a token outside the bitmask is refused: every token of an
+  // all-refusing mask (the sampler then takes id 0). The grammar can go no
+  // further, so the sequence ends as if it had.
+  if (!seq.constraint->Accept(token)) {
+    spdlog::warn("request {}: token {} does not follow the structured-output grammar; ending the sequence",
+                 request_id(), token);
+    return true;
+  }
+  return seq.constraint->Finished();
+}
+
+RequestState::Ending RequestState::Apply(const SequenceOutput& out) {
   Seq& seq = seqs_.at(out.seq_index);
   PAGODA_CHECK_MSG(!seq.finish_reason, "token for a finished sequence");
   PAGODA_CHECK(out.new_token_ids.size() == 1 && seq.sample && seq.sample->token_id == out.new_token_ids[0]);
@@ -84,23 +102,30 @@ std::optional<std::string> RequestState::Apply(const SequenceOutput& out) {
   // stop strings; others are, once more than min_tokens tokens are out.
   const bool stop_terminated = out.status == RequestStatus::kFinishedStopped;
   const bool check_stop = !stop_terminated && static_cast<int64_t>(seq.token_ids.size()) > params_.min_tokens;
+  // A finished grammar ends the sequence here, as its EOS would next step.
+  const bool grammar_ended = FollowGrammar(seq, token) && !IsFinished(out.status);
+  const bool finishing = IsFinished(out.status) || grammar_ended;
   bool matched = false;
   if (!stop_terminated || params_.include_stop_str_in_output) {
     StatusOr<std::string> delta = seq.detokenizer->Push(token);
     PAGODA_CHECK(delta.ok());  // the sampler only picks ids in the vocabulary
     matched = AddText(seq, *delta, check_stop);
   }
-  if (!matched && IsFinished(out.status)) {
+  if (!matched && finishing) {
     const std::string tail = seq.detokenizer->Finish();
     matched = AddText(seq, tail, check_stop);
     if (!matched && seq.stop) seq.text += seq.stop->Flush();
   }
-  if (matched) return std::get<std::string>(*seq.stop_reason);
+  if (matched) return Ending{true, seq.stop_reason};
+  if (grammar_ended) {
+    seq.finish_reason = FinishReason::kStop;
+    return Ending{true, std::nullopt};
+  }
   if (IsFinished(out.status)) {
     seq.finish_reason = FinishReasonOf(out.status);
     seq.stop_reason = out.stop_reason;
   }
-  return std::nullopt;
+  return Ending{};
 }
 
 void RequestState::TakeBeamResults() {

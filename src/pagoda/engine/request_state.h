@@ -17,6 +17,7 @@
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
 #include "pagoda/engine/stop_string_matcher.h"
+#include "pagoda/engine/structured_output.h"
 #include "pagoda/request/request.h"
 #include "pagoda/sampler/sampler.h"
 #include "pagoda/scheduler/step_plan.h"
@@ -28,17 +29,23 @@ class RequestState {
  public:
   // The request's params validated and normalized; `prompt`: its text, if
   // it came as text; `random[i]` is sequence i's stream; `beam_search` is
-  // set exactly when params.use_beam_search.
+  // set exactly when params.use_beam_search; `grammar`, when set, is the
+  // compiled structured-output constraint, which each sequence follows
+  // (eos_token_ids: the tokens it allows once the text is complete).
   RequestState(const Request& request, std::optional<std::string> prompt,
                std::vector<std::vector<int32_t>> bad_words_token_ids, std::vector<RandomStream> random,
                const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
-               std::optional<BeamSearchConfig> beam_search = std::nullopt);
+               std::optional<BeamSearchConfig> beam_search = std::nullopt,
+               std::shared_ptr<structured::CompiledGrammar> grammar = nullptr,
+               std::span<const int32_t> eos_token_ids = {});
 
   const std::string& request_id() const { return request_.id(); }
   const SamplingParams& params() const { return params_; }
   std::span<const std::vector<int32_t>> bad_words_token_ids() const { return bad_words_token_ids_; }
   const RandomStream& random(int32_t seq_index) const { return seqs_.at(seq_index).random; }
   const std::shared_ptr<OutputStream>& stream() const { return stream_; }
+  // Sequence seq_index's structured-output constraint, else null.
+  GrammarConstraint* constraint(int32_t seq_index) { return seqs_.at(seq_index).constraint.get(); }
   // The search of a beam request (its sequences get no Apply()), else null.
   BeamSearch* beam_search() { return beam_search_ ? &*beam_search_ : nullptr; }
 
@@ -52,9 +59,15 @@ class RequestState {
   // scheduler's update reports the token.
   void SetSample(int32_t seq_index, SampledToken sample);
 
-  // Applies one sequence's update. Returns the stop string that its new text
-  // completed, if any: the caller ends the sequence in the scheduler.
-  std::optional<std::string> Apply(const SequenceOutput& out);
+  // What an update found that the scheduler does not know: a stop string
+  // that the new text completed, or the end of the sequence's grammar. The
+  // caller then ends the sequence in the scheduler, with `reason`.
+  struct Ending {
+    bool stop = false;
+    StopReason reason;
+  };
+  // Applies one sequence's update.
+  Ending Apply(const SequenceOutput& out);
 
   // The request is over (all sequences finished, or aborted): sequences not
   // finished yet take their status from the request. A beam request's
@@ -86,6 +99,7 @@ class RequestState {
     std::unique_ptr<tokenizer::IncrementalDetokenizer> detokenizer;
     std::optional<StopStringMatcher> stop;
     std::optional<SampledToken> sample;
+    std::unique_ptr<GrammarConstraint> constraint;
     // Sent so far (delta outputs) and whether anything changed since.
     size_t sent_tokens = 0, sent_text = 0;
     bool sent_finish = false;
@@ -93,6 +107,8 @@ class RequestState {
 
   // Adds detokenized text; true when it completed a stop string.
   bool AddText(Seq& seq, std::string_view delta, bool check_stop);
+  // Follows `token` through the sequence's grammar; true when that ends it.
+  bool FollowGrammar(Seq& seq, int32_t token);
   void TakeBeamResults();
   PositionLogprobs MakePosition(const SampledToken& sampled) const;
   // The sequences to report and their output indices: all of them, or, with

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pagoda/base/status.h"
+#include "pagoda/request/structured_outputs_params.h"
 
 namespace pagoda {
 
@@ -55,6 +56,8 @@ struct SamplingParams {
   std::vector<std::string> bad_words;
   std::map<int32_t, float> logit_bias;  // token id -> bias added to its logit
   std::optional<std::vector<int32_t>> allowed_token_ids;
+  // A grammar the output must follow; applied before every other processor.
+  std::optional<StructuredOutputsParams> structured_outputs;
 
   // Log probabilities: the top-N per generated token (plus the sampled one),
   // and per prompt token; computed from the raw logits.

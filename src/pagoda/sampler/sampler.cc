@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "pagoda/base/check.h"
 #include "pagoda/sampler/logits_processors.h"
@@ -13,6 +14,7 @@ Sampler::Sampler(int32_t vocab_size, std::vector<int32_t> eos_token_ids, const k
       eos_token_ids_(std::move(eos_token_ids)),
       rows_(rows),
       row_(static_cast<size_t>(vocab_size)),
+      masked_(static_cast<size_t>(vocab_size)),
       counts_(static_cast<size_t>(vocab_size), 0),
       token_set_(vocab_size),
       top_k_top_p_(vocab_size, rows),
@@ -27,7 +29,7 @@ void Sampler::Sample(std::span<const float> logits, std::span<const SamplingSequ
   PAGODA_CHECK(logits.size() == sequences.size() * static_cast<size_t>(vocab_size_));
   PAGODA_CHECK(out.size() == sequences.size());
   for (size_t i = 0; i < sequences.size(); ++i) {
-    const std::span<const float> raw = logits.subspan(i * vocab_size_, vocab_size_);
+    const std::span<const float> raw = ApplyGrammarBitmask(logits.subspan(i * vocab_size_, vocab_size_), sequences[i]);
     const int32_t token = SampleRow(raw, sequences[i]);
     Score(raw, token, sequences[i].params->logprobs.value_or(0), out[i]);
   }
@@ -45,10 +47,19 @@ void Sampler::ScorePromptTokens(std::span<const float> logits, std::span<const i
 void Sampler::BeamCandidates(std::span<const float> logits, const SamplingSequence& sequence, int32_t k,
                              std::vector<TokenLogprob>& out) {
   PAGODA_CHECK(logits.size() == static_cast<size_t>(vocab_size_));
-  ProcessRow(logits, sequence);
+  ProcessRow(ApplyGrammarBitmask(logits, sequence), sequence);
   beam_logprobs_.Reset(row_);
   beam_logprobs_.TopN(k, out);
   std::erase_if(out, [](const TokenLogprob& t) { return !std::isfinite(t.logprob); });
+}
+
+std::span<const float> Sampler::ApplyGrammarBitmask(std::span<const float> raw, const SamplingSequence& sequence) {
+  const std::span<const uint64_t> bits = sequence.grammar_bitmask;
+  if (bits.empty()) return raw;
+  PAGODA_CHECK(bits.size() * 64 >= static_cast<size_t>(vocab_size_));
+  constexpr float kMasked = -std::numeric_limits<float>::infinity();
+  for (int32_t id = 0; id < vocab_size_; ++id) masked_[id] = (bits[id >> 6] >> (id & 63)) & 1 ? raw[id] : kMasked;
+  return masked_;
 }
 
 void Sampler::ProcessRow(std::span<const float> raw, const SamplingSequence& sequence) {

@@ -1,5 +1,6 @@
 // Picks the next token of every sequence in a batch from its row of logits,
 // with vLLM's processors in vLLM's order:
+//   0. the structured-output grammar's bitmask (logprobs see it too);
 //   1. allowed_token_ids mask, bad words mask;
 //   2. logit_bias, then min_tokens (EOS and stop_token_ids banned until
 //      min_tokens tokens are out);
@@ -8,7 +9,7 @@
 //   4. greedy (temperature 0): argmax, lowest id on ties; otherwise
 //      temperature, min_p, top-k, top-p and a draw from the sequence's own
 //      RandomStream.
-// Logprobs come from the raw logits, before step 1. Rows are independent:
+// Logprobs come from the raw logits, before step 1 (after step 0). Rows are independent:
 // nothing one row sees depends on the others, so a seeded sequence gets the
 // same tokens in any batch.
 #pragma once
@@ -34,6 +35,11 @@ struct SamplingSequence {
   // and without a leading space); ids must be in the vocabulary.
   std::span<const std::vector<int32_t>> bad_words_token_ids;
   RandomStream random;  // RandomStream::For(params->seed, child index), kept for the sequence's life
+  // The structured-output constraint's allowed tokens, one bit per token id
+  // (bit i of word i / 64); empty: no constraint. Applied to the logits
+  // before everything else, logprobs included, as vLLM applies its grammar
+  // bitmask to the logits before its sampler.
+  std::span<const uint64_t> grammar_bitmask = {};
 };
 
 // A chosen (or, for prompt logprobs, given) token and its raw log probability.
@@ -72,6 +78,9 @@ class Sampler {
                          std::span<SampledToken> out);
 
  private:
+  // `raw`, or with a grammar bitmask, a copy in masked_ with the tokens it
+  // refuses at -inf.
+  std::span<const float> ApplyGrammarBitmask(std::span<const float> raw, const SamplingSequence& sequence);
   // Copies a raw row into row_ and applies processors 1 to 3.
   void ProcessRow(std::span<const float> raw, const SamplingSequence& sequence);
   int32_t SampleRow(std::span<const float> raw, const SamplingSequence& sequence);
@@ -82,6 +91,7 @@ class Sampler {
   const kernels::cpu::RowOps& rows_;
   // Per-row scratch, sized once.
   std::vector<float> row_;
+  std::vector<float> masked_;
   std::vector<int32_t> counts_;
   TokenSet token_set_;
   TopKTopPSampler top_k_top_p_;

@@ -149,7 +149,7 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   // The template adds the special tokens it wants.
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(false);
   std::optional<SamplingRequest> sampling =
-      ReadSamplingRequest(r, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
+      ReadSamplingRequest(r, ordered_body, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
   std::optional<std::string> prompt;
   if (r.ok()) prompt = RenderChatPrompt(r, ordered_body, *ctx.chat_template, ctx.engine->tokenizer());
   if (!r.ok()) return responder->Send(ErrorResponse(*r.error()));

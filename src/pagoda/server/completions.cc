@@ -169,7 +169,7 @@ class CompletionsJob {
 
 }  // namespace
 
-void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
+void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body, const nlohmann::ordered_json& ordered_body,
                       const std::shared_ptr<http::Responder>& responder) {
   FieldReader r(body);
   const bool stream = r.Bool("stream").value_or(false);
@@ -178,7 +178,7 @@ void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(true);
   if (r.Has("suffix")) r.Fail("suffix", "'suffix' is not supported");
   std::optional<SamplingRequest> sampling =
-      ReadSamplingRequest(r, Endpoint::kCompletions, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
+      ReadSamplingRequest(r, ordered_body, Endpoint::kCompletions, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
   std::optional<std::vector<PromptInput>> prompts;
   if (r.ok()) prompts = ReadPrompts(r, ctx.engine->tokenizer(), add_special_tokens);
   if (!r.ok()) return responder->Send(ErrorResponse(*r.error()));

@@ -11,9 +11,10 @@
 
 namespace pagoda::server {
 
-// `body` is the parsed request; the response goes to `responder`, now (an
-// error) or as the engine produces it.
-void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body,
+// `body` is the parsed request (`ordered_body` the same with its key
+// order); the response goes to `responder`, now (an error) or as the
+// engine produces it.
+void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body, const nlohmann::ordered_json& ordered_body,
                       const std::shared_ptr<http::Responder>& responder);
 
 }  // namespace pagoda::server

@@ -195,7 +195,7 @@ void OpenAiApi::ServeBody(const std::string& path, const std::string& body_text,
   // Fields are looked up in the sorted copy; templates see the ordered one.
   const nlohmann::json body = *ordered;
   if (std::optional<http::Response> error = CheckModel(body)) return responder->Send(std::move(*error));
-  if (path == "/v1/completions") return ServeCompletions(ctx_, body, responder);
+  if (path == "/v1/completions") return ServeCompletions(ctx_, body, *ordered, responder);
   if (path == "/v1/chat/completions") return ServeChatCompletions(ctx_, body, *ordered, responder);
   if (path == "/tokenize") return responder->Send(Tokenize(body, *ordered));
   return responder->Send(Detokenize(body));

@@ -6,6 +6,7 @@
 #include <charconv>
 #include <limits>
 
+#include "pagoda/server/structured_outputs_request.h"
 #include "pagoda/server/token_id.h"
 
 namespace pagoda::server {
@@ -95,8 +96,8 @@ void ReadLogprobs(FieldReader& r, Endpoint endpoint, const ServingLimits& limits
 
 }  // namespace
 
-std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, Endpoint endpoint, OutputKind kind,
-                                                   const ServingLimits& limits) {
+std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, const nlohmann::ordered_json& ordered_body,
+                                                   Endpoint endpoint, OutputKind kind, const ServingLimits& limits) {
   SamplingRequest out;
   SamplingParams& p = out.params;
   p.output_kind = kind;
@@ -128,6 +129,7 @@ std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, Endpoint endp
     if (!r.Has("temperature")) p.temperature = 0.0f;
   }
   ReadLogitBias(r, limits.vocab_size, p);
+  ReadStructuredOutputs(r, ordered_body, p);
   ReadLogprobs(r, endpoint, limits, p);
   if (auto v = Int32(r, "priority")) out.priority = *v;
 

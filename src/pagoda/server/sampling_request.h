@@ -7,6 +7,8 @@
 #include <cstdint>
 #include <optional>
 
+#include <nlohmann/json.hpp>
+
 #include "pagoda/request/sampling_params.h"
 #include "pagoda/server/field_reader.h"
 
@@ -31,8 +33,10 @@ struct SamplingRequest {
 
 // Reads and validates the fields for outputs of `kind` (delta when
 // streaming); on error the reader holds it and the result is nullopt.
-std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, Endpoint endpoint, OutputKind kind,
-                                                   const ServingLimits& limits);
+// `ordered_body` is the reader's object read with its key order (for JSON
+// schemas, whose properties keep it).
+std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, const nlohmann::ordered_json& ordered_body,
+                                                   Endpoint endpoint, OutputKind kind, const ServingLimits& limits);
 
 // Sets params.max_tokens for a prompt of `prompt_tokens`, or explains, in
 // OpenAI's words, why the prompt and completion do not fit the context.

@@ -1,0 +1,99 @@
+#include "pagoda/engine/structured_output.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "pagoda/structured/grammar_builder.h"
+
+namespace pagoda {
+namespace {
+
+using structured::CompiledGrammar;
+using structured::Grammar;
+
+// The output is one of the strings, whole.
+StatusOr<Grammar> ChoiceGrammar(const std::vector<std::string>& choices) {
+  std::vector<structured::ExprPtr> literals;
+  for (const std::string& choice : choices) literals.push_back(structured::Literal(choice));
+  structured::GrammarBuilder builder;
+  builder.Define("root", structured::Choice(std::move(literals)));
+  return builder.Build("root");
+}
+
+// The constraint's grammar, and the key under which it is cached: the
+// kind, then the text that decides the grammar.
+struct ConstraintSource {
+  std::string key;
+  std::function<StatusOr<Grammar>()> build;
+};
+
+StatusOr<ConstraintSource> SourceOf(const StructuredOutputsParams& p) {
+  if (p.choice) {
+    std::string key = "choice";
+    for (const std::string& choice : *p.choice) key += '\0' + std::to_string(choice.size()) + ':' + choice;
+    return ConstraintSource{key, [choices = *p.choice] { return ChoiceGrammar(choices); }};
+  }
+  if (p.json) return UnimplementedError("structured_outputs.json (a JSON schema) is not supported yet");
+  if (p.json_object) return UnimplementedError("structured_outputs.json_object is not supported yet");
+  if (p.regex) return UnimplementedError("structured_outputs.regex is not supported yet");
+  if (p.grammar) return UnimplementedError("structured_outputs.grammar is not supported yet");
+  return InvalidArgumentError("structured_outputs: no constraint");
+}
+
+}  // namespace
+
+StructuredOutputCompiler::StructuredOutputCompiler(const tokenizer::Tokenizer& tokenizer, int32_t vocab_size)
+    : tokenizer_(tokenizer), vocab_size_(std::max(vocab_size, tokenizer.vocab_size())) {}
+
+std::shared_ptr<const structured::TokenTrie> StructuredOutputCompiler::Vocabulary() const {
+  std::call_once(vocabulary_once_, [this] {
+    // Special tokens never come from the grammar: end-of-sequence is
+    // allowed apart, in accepting states.
+    std::vector<std::string> bytes(static_cast<size_t>(vocab_size_));
+    for (int32_t id = 0; id < tokenizer_.vocab_size(); ++id) {
+      if (tokenizer_.IsSpecial(id)) continue;
+      if (auto piece = tokenizer_.TokenToPiece(id); piece.ok()) bytes[id] = std::string(*piece);
+    }
+    vocabulary_ = std::make_shared<const structured::TokenTrie>(bytes);
+  });
+  return vocabulary_;
+}
+
+StatusOr<std::shared_ptr<CompiledGrammar>> StructuredOutputCompiler::Compile(
+    const StructuredOutputsParams& params) const {
+  PAGODA_RETURN_IF_ERROR(params.Validate());
+  PAGODA_ASSIGN_OR_RETURN(ConstraintSource source, SourceOf(params));
+  return cache_.GetOrCompile(source.key, [&]() -> StatusOr<std::shared_ptr<CompiledGrammar>> {
+    PAGODA_ASSIGN_OR_RETURN(Grammar grammar, source.build());
+    return std::make_shared<CompiledGrammar>(std::make_shared<const Grammar>(std::move(grammar)), Vocabulary());
+  });
+}
+
+GrammarConstraint::GrammarConstraint(std::shared_ptr<CompiledGrammar> grammar, std::span<const int32_t> eos_token_ids,
+                                     const tokenizer::Tokenizer& tokenizer)
+    : grammar_(std::move(grammar)),
+      eos_token_ids_(eos_token_ids.begin(), eos_token_ids.end()),
+      tokenizer_(tokenizer),
+      matcher_(grammar_->NewMatcher()) {}
+
+void GrammarConstraint::ComputeNextTokenBitmask() {
+  const std::shared_ptr<const structured::TokenBitmask> mask = grammar_->NextTokenMask(matcher_);
+  bitmask_ = mask->words();
+  if (matcher_.IsAccepting()) {
+    for (const int32_t id : eos_token_ids_) bitmask_[id >> 6] |= uint64_t{1} << (id & 63);
+  }
+}
+
+bool GrammarConstraint::IsEos(int32_t token_id) const {
+  return std::find(eos_token_ids_.begin(), eos_token_ids_.end(), token_id) != eos_token_ids_.end();
+}
+
+bool GrammarConstraint::Accept(int32_t token_id) {
+  if (IsEos(token_id)) return matcher_.IsAccepting();
+  if (!tokenizer_.IsValidId(token_id) || tokenizer_.IsSpecial(token_id)) return false;
+  const StatusOr<std::string_view> piece = tokenizer_.TokenToPiece(token_id);
+  return piece.ok() && !piece->empty() && matcher_.AcceptBytes(*piece);
+}
+
+}  // namespace pagoda

@@ -1,0 +1,42 @@
+"""Structured outputs over HTTP through the openai SDK: every spelling a
+client may use, on both endpoints, streamed and not."""
+
+import openai
+import pytest
+
+from conftest import MODEL_NAME
+
+CHOICES = ["Paris", "Lyon", "Marseille", "I do not know"]
+MESSAGES = [{"role": "user", "content": "Which city is the capital of France?"}]
+
+
+@pytest.mark.parametrize("extra_body", [
+    {"guided_choice": CHOICES},
+    {"structured_outputs": {"choice": CHOICES}},
+])
+def test_chat_choice_in_each_spelling(client, extra_body):
+    r = client.chat.completions.create(model=MODEL_NAME, messages=MESSAGES, max_tokens=20, temperature=1.2, seed=4,
+                                       n=3, extra_body=extra_body)
+    for choice in r.choices:
+        assert choice.message.content in CHOICES
+        assert choice.finish_reason == "stop"
+
+
+def test_completions_choice_streamed(client):
+    chunks = list(client.completions.create(model=MODEL_NAME, prompt="The capital of France is", max_tokens=20,
+                                            temperature=0.8, seed=1, stream=True,
+                                            extra_body={"guided_choice": CHOICES}))
+    text = "".join(c.choices[0].text for c in chunks if c.choices)
+    assert text in CHOICES
+    assert [c.choices[0].finish_reason for c in chunks if c.choices and c.choices[0].finish_reason] == ["stop"]
+
+
+@pytest.mark.parametrize("extra_body, field", [
+    ({"guided_choice": ["a"], "guided_regex": "b"}, "guided_regex"),
+    ({"structured_outputs": {"choice": ["a"], "unknown": 1}}, "structured_outputs.unknown"),
+    ({"response_format": {"type": "json_schema"}}, "response_format"),
+])
+def test_bad_constraints_are_400s_naming_the_field(client, extra_body, field):
+    with pytest.raises(openai.BadRequestError) as error:
+        client.chat.completions.create(model=MODEL_NAME, messages=MESSAGES, max_tokens=5, extra_body=extra_body)
+    assert error.value.body["param"] == field or field in error.value.message

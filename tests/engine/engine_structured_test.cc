@@ -1,0 +1,140 @@
+// Structured outputs through the engine on the default model: the output
+// follows the constraint whatever the sampling, ends when the grammar does,
+// and bad constraints are refused up front.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <set>
+
+#include "engine_test_util.h"
+
+namespace pagoda {
+namespace {
+
+using namespace pagoda::testing;
+
+class EngineStructuredTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() { engine_ = MakeEngine(TestEngineConfig(128)).release(); }
+  static void TearDownTestSuite() {
+    delete engine_;
+    engine_ = nullptr;
+  }
+
+  StatusOr<std::shared_ptr<OutputStream>> Add(const SamplingParams& params) {
+    return engine_->AddRequest("s" + std::to_string(next_id_++), kPrompt, params);
+  }
+  RequestOutput Run(const SamplingParams& params) {
+    auto stream = Add(params);
+    EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+    return stream.ok() ? WaitFinal(**stream) : RequestOutput{};
+  }
+
+  static constexpr const char* kPrompt = "Question: which city is the capital of France? Answer:";
+  static Engine* engine_;
+  static inline int next_id_ = 0;
+};
+
+Engine* EngineStructuredTest::engine_ = nullptr;
+
+SamplingParams Choose(std::vector<std::string> choices, float temperature, int64_t seed) {
+  SamplingParams p;
+  p.temperature = temperature;
+  p.seed = seed;
+  p.max_tokens = 32;
+  p.structured_outputs = StructuredOutputsParams{};
+  p.structured_outputs->choice = std::move(choices);
+  return p;
+}
+
+// "no" is a prefix of "no idea": after it, end-of-sequence and " idea" are
+// both allowed. The emoji and the accented word take multi-byte tokens.
+const std::vector<std::string> kChoices = {"Paris", "Berlin", "no", "no idea", "\xF0\x9F\x98\x80 yes", "Z\xC3\xBCrich"};
+
+TEST_F(EngineStructuredTest, EverySampledOutputIsAChoice) {
+  ASSERT_NE(engine_, nullptr);
+  const std::set<std::string> allowed(kChoices.begin(), kChoices.end());
+  std::set<std::string> seen;
+  for (int64_t seed = 0; seed < 12; ++seed) {
+    SamplingParams p = Choose(kChoices, /*temperature=*/2.0f, seed);  // hot: wander among the choices
+    p.n = 2;
+    const RequestOutput out = Run(p);
+    ASSERT_EQ(out.outputs.size(), 2u);
+    for (const CompletionOutput& c : out.outputs) {
+      EXPECT_TRUE(allowed.count(c.text)) << "seed " << seed << ": \"" << c.text << "\"";
+      EXPECT_EQ(c.finish_reason, FinishReason::kStop) << c.text;
+      seen.insert(c.text);
+    }
+  }
+  EXPECT_GE(seen.size(), 2u);  // the constraint, not a fixed answer
+}
+
+// When the model's own greedy path spells a choice, the constrained greedy
+// output is exactly that path: the mask never removes the argmax.
+TEST_F(EngineStructuredTest, GreedyFollowsTheModelWhereTheChoiceAllows) {
+  ASSERT_NE(engine_, nullptr);
+  SamplingParams free;
+  free.temperature = 0.0f;
+  free.max_tokens = 3;
+  const CompletionOutput unconstrained = Run(free).outputs.at(0);
+  ASSERT_EQ(unconstrained.token_ids.size(), 3u);
+  const CompletionOutput out = Run(Choose({"Berlin", unconstrained.text, "Rome"}, 0.0f, 0)).outputs.at(0);
+  EXPECT_EQ(out.text, unconstrained.text);
+  EXPECT_EQ(out.token_ids, unconstrained.token_ids);
+  EXPECT_EQ(out.finish_reason, FinishReason::kStop);
+  EXPECT_FALSE(out.stop_reason.has_value());
+}
+
+TEST_F(EngineStructuredTest, MaxTokensTruncatesAsIs) {
+  ASSERT_NE(engine_, nullptr);
+  const std::string only = "The quick brown fox jumps over the lazy dog";
+  SamplingParams p = Choose({only}, 0.0f, 0);
+  p.max_tokens = 3;
+  const CompletionOutput out = Run(p).outputs.at(0);
+  EXPECT_EQ(out.finish_reason, FinishReason::kLength);
+  EXPECT_EQ(out.token_ids.size(), 3u);
+  EXPECT_FALSE(out.text.empty());
+  EXPECT_EQ(only.substr(0, out.text.size()), out.text);
+}
+
+TEST_F(EngineStructuredTest, ConstrainedTokensDoNotDependOnTheBatch) {
+  ASSERT_NE(engine_, nullptr);
+  std::vector<SamplingParams> params;
+  for (int64_t seed = 0; seed < 4; ++seed) params.push_back(Choose(kChoices, 1.5f, seed));
+  std::vector<std::vector<int32_t>> alone;
+  for (const SamplingParams& p : params) alone.push_back(Run(p).outputs.at(0).token_ids);
+  std::vector<std::shared_ptr<OutputStream>> streams;
+  for (const SamplingParams& p : params) {
+    auto stream = Add(p);
+    ASSERT_TRUE(stream.ok());
+    streams.push_back(*stream);
+  }
+  for (size_t i = 0; i < streams.size(); ++i) EXPECT_EQ(WaitFinal(*streams[i]).outputs.at(0).token_ids, alone[i]);
+}
+
+TEST_F(EngineStructuredTest, BadConstraintsAreRefusedUpFront) {
+  ASSERT_NE(engine_, nullptr);
+  SamplingParams two = Choose({"a"}, 0.0f, 0);
+  two.structured_outputs->regex = "a";
+  EXPECT_EQ(Add(two).status().code(), StatusCode::kInvalidArgument);
+
+  SamplingParams none;
+  none.structured_outputs = StructuredOutputsParams{};
+  EXPECT_EQ(Add(none).status().code(), StatusCode::kInvalidArgument);
+
+  const Status empty = Add(Choose({}, 0.0f, 0)).status();
+  EXPECT_NE(empty.message().find("choice"), std::string::npos) << empty.message();
+
+  SamplingParams beams = Choose({"a", "b"}, 0.0f, 0);
+  beams.use_beam_search = true;
+  beams.beam_width = 2;
+  EXPECT_EQ(Add(beams).status().code(), StatusCode::kUnimplemented);
+
+  SamplingParams tag;
+  tag.structured_outputs = StructuredOutputsParams{};
+  tag.structured_outputs->structural_tag = "{}";
+  EXPECT_NE(Add(tag).status().message().find("structural_tag"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pagoda
