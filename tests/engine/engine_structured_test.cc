@@ -7,6 +7,7 @@
 #include <set>
 
 #include "engine_test_util.h"
+#include "pagoda/engine/structured_output.h"
 
 namespace pagoda {
 namespace {
@@ -134,6 +135,109 @@ TEST_F(EngineStructuredTest, BadConstraintsAreRefusedUpFront) {
   tag.structured_outputs = StructuredOutputsParams{};
   tag.structured_outputs->structural_tag = "{}";
   EXPECT_NE(Add(tag).status().message().find("structural_tag"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace pagoda
+
+namespace pagoda {
+namespace {
+
+using namespace pagoda::testing;
+
+// With a reasoning parser, the grammar waits for the end of the reasoning:
+// the thinking is free and the answer after </think> is constrained.
+class GrammarAfterReasoningTest : public ::testing::Test {
+ protected:
+  static void SetUpTestSuite() {
+    EngineConfig config = TestEngineConfig(128);
+    config.reasoning = ReasoningMarkers{"<think>", "</think>"};
+    engine_ = MakeEngine(config).release();
+  }
+  static void TearDownTestSuite() {
+    delete engine_;
+    engine_ = nullptr;
+  }
+  static RequestOutput Run(const std::string& prompt, const SamplingParams& params) {
+    auto stream = engine_->AddRequest("r" + std::to_string(next_id_++), prompt, params);
+    EXPECT_TRUE(stream.ok()) << stream.status().ToString();
+    return stream.ok() ? WaitFinal(**stream) : RequestOutput{};
+  }
+  static Engine* engine_;
+  static inline int next_id_ = 0;
+};
+
+Engine* GrammarAfterReasoningTest::engine_ = nullptr;
+
+// The constraint follows a sequence token by token: free until the end
+// marker, whose token may carry the answer's first bytes.
+TEST_F(GrammarAfterReasoningTest, ConstraintWaitsForTheEndMarker) {
+  ASSERT_NE(engine_, nullptr);
+  const tokenizer::Tokenizer& tokenizer = engine_->tokenizer();
+  StructuredOutputCompiler compiler(tokenizer, tokenizer.vocab_size());
+  StructuredOutputsParams params;
+  params.choice = std::vector<std::string>{"yes", "no"};
+  auto grammar = compiler.Compile(params);
+  ASSERT_TRUE(grammar.ok()) << grammar.status().ToString();
+  const std::vector<int32_t> eos = {*tokenizer.eos_id()};
+  for (const std::string& text : {std::string("Maybe no, maybe yes.</think>yes"), std::string("hmm</think>no")}) {
+    GrammarConstraint constraint(*grammar, eos, tokenizer, "</think>");
+    const std::vector<int32_t> ids = tokenizer.Encode(text, tokenizer::EncodeOptions{.add_special = false});
+    const std::string end = "</think>";
+    std::string seen;
+    for (const int32_t id : ids) {
+      constraint.ComputeNextTokenBitmask();
+      EXPECT_EQ(constraint.bitmask().empty(), seen.find(end) == std::string::npos) << text << " after '" << seen << "'";
+      ASSERT_TRUE(constraint.Accept(id)) << text << " after '" << seen << "'";
+      seen += std::string(tokenizer.TokenToPiece(id).value());
+    }
+    EXPECT_TRUE(constraint.Finished()) << text;
+  }
+  // Reasoning that mentions an answer the grammar refuses is still free;
+  // the answer after it is not.
+  GrammarConstraint constraint(*grammar, eos, tokenizer, "</think>");
+  for (const int32_t id : tokenizer.Encode("maybe</think>", tokenizer::EncodeOptions{.add_special = false})) {
+    ASSERT_TRUE(constraint.Accept(id));
+  }
+  bool refused = false;
+  for (const int32_t id : tokenizer.Encode("maybe", tokenizer::EncodeOptions{.add_special = false})) {
+    refused = refused || !constraint.Accept(id);
+  }
+  EXPECT_TRUE(refused);
+}
+
+// An open <think> leaves the output free: greedy decoding is the model's own.
+TEST_F(GrammarAfterReasoningTest, OpenReasoningIsUnconstrained) {
+  ASSERT_NE(engine_, nullptr);
+  const std::string prompt = "Question: is Paris in France? Think first.\n<think>\n";
+  SamplingParams free;
+  free.temperature = 0.0f;
+  free.max_tokens = 8;
+  SamplingParams constrained = free;
+  constrained.structured_outputs = StructuredOutputsParams{};
+  constrained.structured_outputs->choice = std::vector<std::string>{"yes", "no"};
+  const CompletionOutput a = Run(prompt, free).outputs.at(0);
+  const CompletionOutput b = Run(prompt, constrained).outputs.at(0);
+  ASSERT_EQ(a.text.find("</think>"), std::string::npos) << "the model closed its reasoning: pick another prompt";
+  EXPECT_EQ(a.token_ids, b.token_ids);
+  EXPECT_NE(b.text, "yes");
+  EXPECT_NE(b.text, "no");
+}
+
+// A prompt whose reasoning is closed already (thinking turned off) is
+// constrained from the first token.
+TEST_F(GrammarAfterReasoningTest, ClosedReasoningInThePromptConstrainsAtOnce) {
+  ASSERT_NE(engine_, nullptr);
+  SamplingParams p;
+  p.temperature = 1.5f;
+  p.max_tokens = 8;
+  p.structured_outputs = StructuredOutputsParams{};
+  p.structured_outputs->choice = std::vector<std::string>{"yes", "no"};
+  for (int64_t seed = 0; seed < 4; ++seed) {
+    p.seed = seed;
+    const CompletionOutput c = Run("Is Paris in France?\n<think>\n\n</think>\n\n", p).outputs.at(0);
+    EXPECT_TRUE(c.text == "yes" || c.text == "no") << c.text;
+  }
 }
 
 }  // namespace

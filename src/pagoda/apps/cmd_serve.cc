@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <spdlog/spdlog.h>
 
 #include "pagoda/apps/commands.h"
@@ -35,6 +36,9 @@ struct ServeArgs {
   int max_logprobs = 20;
   double shutdown_timeout = 10;
   double log_stats_interval = 10;
+  std::string tool_call_parser;
+  bool enable_auto_tool_choice = false;
+  std::string reasoning_parser;
 };
 
 double SteadySeconds() {
@@ -142,6 +146,18 @@ Status Serve(const ServeArgs& args) {
     PAGODA_ASSIGN_OR_RETURN(api_options.chat_template, ReadFile(args.chat_template));
   }
   api_options.max_logprobs = args.max_logprobs;
+  if (args.enable_auto_tool_choice && args.tool_call_parser.empty()) {
+    return InvalidArgumentError("--enable-auto-tool-choice requires --tool-call-parser");
+  }
+  if (!args.tool_call_parser.empty()) {
+    PAGODA_ASSIGN_OR_RETURN(api_options.tool_call_parser, server::MakeToolCallParser(args.tool_call_parser));
+  }
+  api_options.enable_auto_tool_choice = args.enable_auto_tool_choice;
+  if (!args.reasoning_parser.empty()) {
+    PAGODA_ASSIGN_OR_RETURN(api_options.reasoning_parser, server::MakeReasoningParser(args.reasoning_parser));
+    engine_config.reasoning = ReasoningMarkers{std::string(server::ReasoningParser::kStart),
+                                               std::string(server::ReasoningParser::kEnd)};
+  }
   const std::string served_name = api_options.served_model_names.front();
   auto api = std::make_shared<server::OpenAiApi>(std::move(api_options));
 
@@ -200,6 +216,13 @@ void RegisterServe(CLI::App& app, Command& command) {
       ->capture_default_str();
   sub->add_option("--log-stats-interval", args->log_stats_interval, "Seconds between stats log lines")
       ->capture_default_str();
+  sub->add_option("--tool-call-parser", args->tool_call_parser,
+                  "How tool calls appear in the model's output: " + fmt::format("{}", fmt::join(server::ToolCallParserNames(), ", ")));
+  sub->add_flag("--enable-auto-tool-choice", args->enable_auto_tool_choice,
+                "Let the model decide when to call tools (tool_choice \"auto\"); needs --tool-call-parser");
+  sub->add_option("--reasoning-parser", args->reasoning_parser,
+                  "Split the model's reasoning into reasoning_content: " +
+                      fmt::format("{}", fmt::join(server::ReasoningParserNames(), ", ")));
   sub->callback([&command, args] { command = [args] { return Serve(*args); }; });
 }
 

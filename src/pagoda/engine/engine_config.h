@@ -11,6 +11,14 @@
 
 namespace pagoda {
 
+// The markers around a model's reasoning (vLLM's --reasoning-parser): a
+// structured-output grammar applies to the answer after `end`, not to the
+// reasoning.
+struct ReasoningMarkers {
+  std::string start;
+  std::string end;
+};
+
 struct EngineConfig {
   // GGUF file; empty: $PAGODA_MODEL, else the default model set up by scripts/setup.sh.
   std::string model;
@@ -54,6 +62,8 @@ struct EngineConfig {
   DType kv_cache_dtype = DType::kF16;
   // The model_name label of the engine's metrics; empty: the model path.
   std::string served_model_name;
+  // Set: grammars wait for the reasoning to end.
+  std::optional<ReasoningMarkers> reasoning;
 };
 
 }  // namespace pagoda

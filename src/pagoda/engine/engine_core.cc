@@ -190,6 +190,16 @@ std::vector<std::vector<int32_t>> EngineCore::TokenizeBadWords(const std::vector
   return out;
 }
 
+std::string EngineCore::ReasoningEndToAwait(const Request& request) const {
+  if (!config_.reasoning) return "";
+  const StatusOr<std::string> prompt = tokenizer_->Decode(request.prompt_token_ids());
+  if (!prompt.ok()) return config_.reasoning->end;
+  const size_t start = prompt->rfind(config_.reasoning->start);
+  const size_t end = prompt->rfind(config_.reasoning->end);
+  const bool closed = end != std::string::npos && (start == std::string::npos || end > start);
+  return closed ? "" : config_.reasoning->end;
+}
+
 StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::optional<std::string> prompt,
                                              std::vector<int32_t> prompt_token_ids, SamplingParams params,
                                              int32_t priority, std::optional<int64_t> seed) const {
@@ -232,13 +242,14 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
   }
   std::vector<int32_t> eos_ids;
   if (tokenizer_->eos_id()) eos_ids.push_back(*tokenizer_->eos_id());
+  const std::string reasoning_end = grammar ? ReasoningEndToAwait(*request) : "";
   std::vector<RandomStream> random;
   const std::optional<int64_t> stream_seed = params.seed ? params.seed : seed;
   for (int32_t i = 0; i < params.num_sequences(); ++i) random.push_back(RandomStream::For(stream_seed, i));
   auto state = std::make_unique<RequestState>(
       *request, std::move(prompt), TokenizeBadWords(params.bad_words), std::move(random), *tokenizer_,
       std::make_shared<OutputStream>(request->id(), params.output_kind == OutputKind::kCumulative), std::move(beam),
-      std::move(grammar), eos_ids);
+      std::move(grammar), eos_ids, reasoning_end);
   return PendingRequest{std::move(request), std::move(state)};
 }
 

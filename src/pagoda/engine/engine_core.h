@@ -77,6 +77,10 @@ class EngineCore {
   EngineCore() = default;
   void Abort(RequestHandle handle);
   std::vector<std::vector<int32_t>> TokenizeBadWords(const std::vector<std::string>& words) const;
+  // The reasoning end a request's grammar waits for: the configured end
+  // marker, unless the prompt already closed its reasoning (a template
+  // that turns thinking off writes both markers); else empty.
+  std::string ReasoningEndToAwait(const Request& request) const;
   // Runs the plan's chunks and samples: one token list per plan entry.
   std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
   // The structured-output constraints of the plan's sampled sequences.

@@ -14,7 +14,7 @@ RequestState::RequestState(const Request& request, std::optional<std::string> pr
                            const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
                            std::optional<BeamSearchConfig> beam_search,
                            std::shared_ptr<structured::CompiledGrammar> grammar,
-                           std::span<const int32_t> eos_token_ids)
+                           std::span<const int32_t> eos_token_ids, const std::string& reasoning_end)
     : request_(request),
       params_(request.params()),
       prompt_(std::move(prompt)),
@@ -26,7 +26,7 @@ RequestState::RequestState(const Request& request, std::optional<std::string> pr
     Seq& seq = seqs_.emplace_back(r);
     seq.detokenizer = std::make_unique<tokenizer::IncrementalDetokenizer>(tokenizer_, params_.skip_special_tokens);
     if (!params_.stop.empty()) seq.stop.emplace(params_.stop, params_.include_stop_str_in_output);
-    if (grammar) seq.constraint = std::make_unique<GrammarConstraint>(grammar, eos_token_ids, tokenizer_);
+    if (grammar) seq.constraint = std::make_unique<GrammarConstraint>(grammar, eos_token_ids, tokenizer_, reasoning_end);
   }
   if (params_.prompt_logprobs) prompt_logprobs_.push_back(std::nullopt);
   PAGODA_CHECK(beam_search.has_value() == params_.use_beam_search);

@@ -37,7 +37,7 @@ class RequestState {
                const tokenizer::Tokenizer& tokenizer, std::shared_ptr<OutputStream> stream,
                std::optional<BeamSearchConfig> beam_search = std::nullopt,
                std::shared_ptr<structured::CompiledGrammar> grammar = nullptr,
-               std::span<const int32_t> eos_token_ids = {});
+               std::span<const int32_t> eos_token_ids = {}, const std::string& reasoning_end = "");
 
   const std::string& request_id() const { return request_.id(); }
   const SamplingParams& params() const { return params_; }

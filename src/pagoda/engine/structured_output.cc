@@ -71,13 +71,15 @@ StatusOr<std::shared_ptr<CompiledGrammar>> StructuredOutputCompiler::Compile(
 }
 
 GrammarConstraint::GrammarConstraint(std::shared_ptr<CompiledGrammar> grammar, std::span<const int32_t> eos_token_ids,
-                                     const tokenizer::Tokenizer& tokenizer)
+                                     const tokenizer::Tokenizer& tokenizer, std::string reasoning_end)
     : grammar_(std::move(grammar)),
       eos_token_ids_(eos_token_ids.begin(), eos_token_ids.end()),
       tokenizer_(tokenizer),
-      matcher_(grammar_->NewMatcher()) {}
+      matcher_(grammar_->NewMatcher()),
+      reasoning_end_(std::move(reasoning_end)) {}
 
 void GrammarConstraint::ComputeNextTokenBitmask() {
+  if (!reasoning_end_.empty()) return bitmask_.clear();
   const std::shared_ptr<const structured::TokenBitmask> mask = grammar_->NextTokenMask(matcher_);
   bitmask_ = mask->words();
   if (matcher_.IsAccepting()) {
@@ -89,7 +91,25 @@ bool GrammarConstraint::IsEos(int32_t token_id) const {
   return std::find(eos_token_ids_.begin(), eos_token_ids_.end(), token_id) != eos_token_ids_.end();
 }
 
+bool GrammarConstraint::FollowReasoning(int32_t token_id) {
+  if (IsEos(token_id) || !tokenizer_.IsValidId(token_id)) return true;
+  // The end marker may be a special token, which has no piece.
+  const StatusOr<std::string_view> piece = tokenizer_.TokenToPiece(token_id);
+  reasoning_tail_ += piece.ok() ? std::string(*piece) : tokenizer_.TokenText(token_id);
+  const size_t end = reasoning_tail_.find(reasoning_end_);
+  if (end == std::string::npos) {
+    const size_t keep = reasoning_end_.size() - 1;
+    if (reasoning_tail_.size() > keep) reasoning_tail_.erase(0, reasoning_tail_.size() - keep);
+    return true;
+  }
+  const std::string answer = reasoning_tail_.substr(end + reasoning_end_.size());
+  reasoning_end_.clear();
+  reasoning_tail_.clear();
+  return answer.empty() || matcher_.AcceptBytes(answer);
+}
+
 bool GrammarConstraint::Accept(int32_t token_id) {
+  if (!reasoning_end_.empty()) return FollowReasoning(token_id);
   if (IsEos(token_id)) return matcher_.IsAccepting();
   if (!tokenizer_.IsValidId(token_id) || tokenizer_.IsSpecial(token_id)) return false;
   const StatusOr<std::string_view> piece = tokenizer_.TokenToPiece(token_id);

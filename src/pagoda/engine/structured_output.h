@@ -8,6 +8,7 @@
 #include <memory>
 #include <mutex>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "pagoda/base/status.h"
@@ -42,22 +43,27 @@ class StructuredOutputCompiler {
 // One sequence's progress through its request's grammar.
 class GrammarConstraint {
  public:
+  // `reasoning_end`, when not empty: the grammar starts after the output
+  // holds this text (the model's reasoning is free); empty: at once.
   GrammarConstraint(std::shared_ptr<structured::CompiledGrammar> grammar, std::span<const int32_t> eos_token_ids,
-                    const tokenizer::Tokenizer& tokenizer);
+                    const tokenizer::Tokenizer& tokenizer, std::string reasoning_end = "");
 
   // Computes the tokens allowed next: the grammar's, and end-of-sequence
   // when the text so far is complete. May run on another thread than the
   // rest, while nothing else touches this constraint.
   void ComputeNextTokenBitmask();
-  // What the last ComputeNextTokenBitmask() found, one bit per token id.
+  // What the last ComputeNextTokenBitmask() found, one bit per token id;
+  // empty (every token allowed) while the model is still reasoning.
   std::span<const uint64_t> bitmask() const { return bitmask_; }
   // Follows a sampled token. End-of-sequence tokens change nothing. False
   // if the grammar refuses the token (it was not in the bitmask).
   bool Accept(int32_t token_id);
   // The text is complete and nothing may follow: the sequence is done.
-  bool Finished() const { return matcher_.IsAccepting() && !matcher_.CanContinue(); }
+  bool Finished() const { return reasoning_end_.empty() && matcher_.IsAccepting() && !matcher_.CanContinue(); }
 
  private:
+  // Follows a token of the reasoning; the bytes after its end go to the grammar.
+  bool FollowReasoning(int32_t token_id);
   bool IsEos(int32_t token_id) const;
 
   std::shared_ptr<structured::CompiledGrammar> grammar_;
@@ -65,6 +71,8 @@ class GrammarConstraint {
   const tokenizer::Tokenizer& tokenizer_;
   structured::GrammarMatcher matcher_;
   std::vector<uint64_t> bitmask_;
+  std::string reasoning_end_;   // empty once the reasoning has ended
+  std::string reasoning_tail_;  // the reasoning's last bytes, which may hold the end's start
 };
 
 }  // namespace pagoda

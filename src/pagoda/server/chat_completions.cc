@@ -1,10 +1,12 @@
 #include "pagoda/server/chat_completions.h"
 
+#include "pagoda/server/chat_output.h"
 #include "pagoda/server/chat_prompt.h"
 #include "pagoda/server/generation_job.h"
 #include "pagoda/server/logprobs_json.h"
 #include "pagoda/server/responses.h"
 #include "pagoda/server/stream_options.h"
+#include "pagoda/server/tool_request.h"
 
 namespace pagoda::server {
 namespace {
@@ -12,7 +14,7 @@ namespace {
 class ChatJob {
  public:
   ChatJob(const ServingContext& ctx, int64_t num_prompt_tokens, const SamplingParams& params, bool stream,
-          StreamOptions stream_options, std::shared_ptr<http::Responder> responder)
+          StreamOptions stream_options, ChatOutputParser parser, std::shared_ptr<http::Responder> responder)
       : id_(NewRequestId("chatcmpl")),
         created_(UnixSeconds()),
         model_(ctx.model_name),
@@ -20,9 +22,12 @@ class ChatJob {
         logprobs_(params.logprobs),
         stream_(stream),
         stream_options_(stream_options),
+        parser_(std::move(parser)),
         responder_(std::move(responder)),
         role_sent_(static_cast<size_t>(params.n), false),
-        finished_(static_cast<size_t>(params.n), false) {}
+        finished_(static_cast<size_t>(params.n), false),
+        texts_(static_cast<size_t>(params.n)),
+        deltas_(static_cast<size_t>(params.n)) {}
 
   const std::string& id() const { return id_; }
 
@@ -43,12 +48,18 @@ class ChatJob {
                     {"finish_reason", nullptr}});
       }
       if (c.text.empty() && c.token_ids.empty() && !c.finish_reason) continue;
-      nlohmann::json delta = nlohmann::json::object();
-      if (!c.text.empty() || !c.finish_reason) delta["content"] = c.text;
+      if (index >= texts_.size()) continue;
+      texts_[index] += c.text;
+      nlohmann::json delta = deltas_[index].Next(parser_.Parse(texts_[index], c.finish_reason.has_value()));
+      const bool called = !deltas_[index].call_ids().empty();
+      if (parser_.legacy_functions()) delta = LegacyFunctionDelta(std::move(delta));
+      // A token that completes no text yet still gets its chunk (its
+      // logprobs), with empty content, as before any parser.
+      if (delta.empty() && !c.finish_reason) delta["content"] = "";
       nlohmann::json choice = {{"index", index},
                                {"delta", std::move(delta)},
                                {"logprobs", Logprobs(c)},
-                               {"finish_reason", FinishReasonJson(c.finish_reason)}};
+                               {"finish_reason", ChoiceFinishReason(c.finish_reason, called)}};
       if (c.finish_reason) {
         choice["stop_reason"] = StopReasonJson(c.stop_reason);
         if (index < finished_.size()) finished_[index] = true;
@@ -63,10 +74,11 @@ class ChatJob {
       body["choices"] = nlohmann::json::array();
       for (const CompletionOutput& c : final_.outputs) {
         num_completion_tokens_ += static_cast<int64_t>(c.token_ids.size());
+        const ChatOutputParts parts = parser_.Parse(c.text, /*final=*/true);
         body["choices"].push_back({{"index", c.index},
-                                   {"message", {{"role", "assistant"}, {"content", c.text}, {"tool_calls", nlohmann::json::array()}}},
+                                   {"message", Message(parts)},
                                    {"logprobs", Logprobs(c)},
-                                   {"finish_reason", FinishReasonJson(c.finish_reason)},
+                                   {"finish_reason", ChoiceFinishReason(c.finish_reason, !parts.calls.empty())},
                                    {"stop_reason", StopReasonJson(c.stop_reason)}});
       }
       body["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
@@ -116,6 +128,48 @@ class ChatJob {
     responder_->Write(SseEvent(chunk));
   }
 
+  // The assistant's message: reasoning (with a reasoning parser), content
+  // (null when only calls were made, as OpenAI's) and the calls, or the
+  // legacy function_call.
+  nlohmann::json Message(const ChatOutputParts& parts) const {
+    nlohmann::json message = {{"role", "assistant"}};
+    if (parser_.has_reasoning_parser()) {
+      message["reasoning_content"] = parts.reasoning ? nlohmann::json(*parts.reasoning) : nlohmann::json(nullptr);
+    }
+    const bool only_calls = !parts.calls.empty() && parts.content.empty();
+    message["content"] = only_calls ? nlohmann::json(nullptr) : nlohmann::json(parts.content);
+    nlohmann::json calls = nlohmann::json::array();
+    for (const ParsedToolCall& call : parts.calls) calls.push_back(ToolCallJson(call, NewToolCallId()));
+    if (parser_.legacy_functions()) {
+      if (!parts.calls.empty()) message["function_call"] = calls[0]["function"];
+    } else {
+      message["tool_calls"] = std::move(calls);
+    }
+    return message;
+  }
+
+  // "tool_calls" (legacy: "function_call") when a tools answer that made
+  // calls ended by itself; a cut-off answer keeps its reason.
+  nlohmann::json ChoiceFinishReason(const std::optional<FinishReason>& reason, bool called) const {
+    if (reason == FinishReason::kStop && called && parser_.calls_finish()) {
+      return parser_.legacy_functions() ? "function_call" : "tool_calls";
+    }
+    return FinishReasonJson(reason);
+  }
+
+  // Legacy clients stream one call as delta.function_call.
+  static nlohmann::json LegacyFunctionDelta(nlohmann::json delta) {
+    if (!delta.contains("tool_calls")) return delta;
+    // ChatDeltas sends each call at most once per delta.
+    nlohmann::json function = nlohmann::json::object();
+    for (const nlohmann::json& call : delta["tool_calls"]) {
+      if (call["index"] == 0) function = call["function"];
+    }
+    delta.erase("tool_calls");
+    if (!function.empty()) delta["function_call"] = std::move(function);
+    return delta;
+  }
+
   nlohmann::json Logprobs(const CompletionOutput& c) const {
     if (!logprobs_ || !c.logprobs) return nullptr;
     return ChatLogprobs(*c.logprobs, *logprobs_);
@@ -128,9 +182,12 @@ class ChatJob {
   const std::optional<int32_t> logprobs_;
   const bool stream_;
   const StreamOptions stream_options_;
+  const ChatOutputParser parser_;
   const std::shared_ptr<http::Responder> responder_;
   std::vector<bool> role_sent_;
   std::vector<bool> finished_;  // streamed choices whose finish_reason was sent
+  std::vector<std::string> texts_;  // each streamed choice's text so far
+  std::vector<ChatDeltas> deltas_;
   RequestOutput final_;
   int64_t num_completion_tokens_ = 0;
 };
@@ -150,8 +207,10 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(false);
   std::optional<SamplingRequest> sampling =
       ReadSamplingRequest(r, ordered_body, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
+  std::optional<ToolRequest> tools;
+  if (r.ok()) tools = ReadToolRequest(r, ordered_body, ctx.auto_tool_parser != nullptr, sampling->params);
   std::optional<std::string> prompt;
-  if (r.ok()) prompt = RenderChatPrompt(r, ordered_body, *ctx.chat_template, ctx.engine->tokenizer());
+  if (r.ok()) prompt = RenderChatPrompt(r, ordered_body, *ctx.chat_template, ctx.engine->tokenizer(), &tools->tools);
   if (!r.ok()) return responder->Send(ErrorResponse(*r.error()));
 
   std::vector<int32_t> token_ids = ctx.engine->tokenizer().Encode(
@@ -160,8 +219,13 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   if (std::optional<ApiError> e = FitToContext(*sampling, static_cast<int64_t>(token_ids.size()), ctx.limits)) {
     return responder->Send(ErrorResponse(*e));
   }
+  // Formats whose markup is special tokens need them in the text.
+  if (tools->choice == ToolChoice::kAuto && ctx.auto_tool_parser->NeedsSpecialTokens()) {
+    sampling->params.skip_special_tokens = false;
+  }
   auto job = std::make_shared<ChatJob>(ctx, static_cast<int64_t>(token_ids.size()), sampling->params, stream,
-                                       *stream_options, responder);
+                                       *stream_options,
+                                       ChatOutputParser(ctx.reasoning_parser, ctx.auto_tool_parser, *tools), responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), {std::move(token_ids)}, {sampling->params}, sampling->priority,
       JobCallbacks{.on_output = [job](size_t, const RequestOutput& out) { job->OnOutput(out); },

@@ -86,7 +86,8 @@ std::string TokenText(const tokenizer::Tokenizer& tokenizer, std::optional<int32
 
 std::optional<std::string> RenderChatPrompt(FieldReader& r, const nlohmann::ordered_json& ordered_body,
                                             const chat_template::ChatTemplate& chat_template,
-                                            const tokenizer::Tokenizer& tokenizer) {
+                                            const tokenizer::Tokenizer& tokenizer,
+                                            const nlohmann::ordered_json* tools) {
   std::optional<nlohmann::ordered_json> messages;
   if (!r.Raw("messages").is_array() || r.Raw("messages").empty()) {
     r.Fail("messages", "'messages' must be a non-empty list");
@@ -106,7 +107,11 @@ std::optional<std::string> RenderChatPrompt(FieldReader& r, const nlohmann::orde
   if (!r.ok()) return std::nullopt;
 
   inputs.messages = std::move(*messages);
-  if (r.Has("tools")) inputs.tools = ordered_body.at("tools");
+  if (tools != nullptr) {
+    if (!tools->is_null()) inputs.tools = *tools;
+  } else if (r.Has("tools")) {
+    inputs.tools = ordered_body.at("tools");
+  }
   if (r.Has("chat_template_kwargs")) inputs.kwargs = ordered_body.at("chat_template_kwargs");
   inputs.special_tokens = {{"bos_token", TokenText(tokenizer, tokenizer.bos_id())},
                            {"eos_token", TokenText(tokenizer, tokenizer.eos_id())}};

@@ -18,9 +18,11 @@ namespace pagoda::server {
 // chat_template_kwargs from the request and renders them; errors (bad
 // messages, template errors) are recorded in `r`. `ordered_body` is the
 // same request parsed keeping key order, which templates show (tojson of a
-// tool schema) as Python keeps it.
+// tool schema) as Python keeps it. `tools`, when given, are the tools the
+// template sees instead of the request's (the legacy `functions` as tools).
 std::optional<std::string> RenderChatPrompt(FieldReader& r, const nlohmann::ordered_json& ordered_body,
                                             const chat_template::ChatTemplate& chat_template,
-                                            const tokenizer::Tokenizer& tokenizer);
+                                            const tokenizer::Tokenizer& tokenizer,
+                                            const nlohmann::ordered_json* tools = nullptr);
 
 }  // namespace pagoda::server

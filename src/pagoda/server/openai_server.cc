@@ -39,6 +39,8 @@ OpenAiApi::OpenAiApi(ApiOptions options)
     : options_(std::move(options)), created_(UnixSeconds()), workers_(options_.request_workers) {
   if (options_.api_key) api_key_digest_ = Sha256(*options_.api_key);
   ctx_.jobs = &jobs_;
+  if (options_.enable_auto_tool_choice) ctx_.auto_tool_parser = options_.tool_call_parser.get();
+  ctx_.reasoning_parser = options_.reasoning_parser.get();
 }
 
 Status OpenAiApi::SetEngine(Engine* engine) {

@@ -32,6 +32,11 @@ struct ApiOptions {
   int32_t max_logprobs = 20;
   // Threads that parse and prepare requests with a body.
   int request_workers = 2;
+  // --tool-call-parser, and whether tool_choice "auto" may use it
+  // (--enable-auto-tool-choice).
+  std::shared_ptr<const ToolCallParser> tool_call_parser;
+  bool enable_auto_tool_choice = false;
+  std::shared_ptr<const ReasoningParser> reasoning_parser;  // --reasoning-parser
 };
 
 class OpenAiApi {

@@ -8,7 +8,9 @@
 #include "pagoda/chat_template/chat_template.h"
 #include "pagoda/engine/engine.h"
 #include "pagoda/server/job_registry.h"
+#include "pagoda/server/reasoning_parser.h"
 #include "pagoda/server/sampling_request.h"
+#include "pagoda/server/tool_call_parser.h"
 
 namespace pagoda::server {
 
@@ -18,6 +20,9 @@ struct ServingContext {
   ServingLimits limits;
   const chat_template::ChatTemplate* chat_template = nullptr;  // null: the model has none
   JobRegistry* jobs = nullptr;  // where generations in flight are registered
+  // tool_choice "auto" parses calls with this (null: --enable-auto-tool-choice is off).
+  const ToolCallParser* auto_tool_parser = nullptr;
+  const ReasoningParser* reasoning_parser = nullptr;  // null: no --reasoning-parser
 };
 
 }  // namespace pagoda::server
