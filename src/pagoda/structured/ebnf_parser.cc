@@ -145,10 +145,20 @@ class Parser {
     return at == 0 || text_[at - 1] == '\n' || text_[at - 1] == '\r';
   }
 
-  // A name followed by "::=": the next rule begins here.
+  // A name followed by "::=" (or by xgrammar's rule options "[...] ::="):
+  // the next rule begins here.
   bool AtRuleStart() const {
     if (!IsNameStart(Peek())) return false;
-    return text_.substr(AfterSpace(NameEnd(pos_)), 3) == "::=";
+    const size_t end = NameEnd(pos_);
+    return text_.substr(AfterSpace(end), 3) == "::=" || HasRuleOptions(end);
+  }
+
+  // `name_end` is followed by "[...]" on the same line, then "::=".
+  bool HasRuleOptions(size_t name_end) const {
+    if (name_end >= text_.size() || text_[name_end] != '[') return false;
+    const size_t close = text_.find_first_of("]\n\r", name_end);
+    return close != std::string_view::npos && text_[close] == ']' &&
+           text_.substr(AfterBlanks(close + 1), 3) == "::=";
   }
 
   // One strictly valid UTF-8 code point at the cursor (no overlong forms,
@@ -198,12 +208,8 @@ class Parser {
     const size_t name_end = NameEnd(pos_);
     std::string name(text_.substr(name_start, name_end - name_start));
     Advance(name_end - name_start);
-    if (Peek() == '[') {
-      const size_t close = text_.find(']', pos_);
-      if (close != std::string_view::npos && text_.substr(AfterBlanks(close + 1), 3) == "::=") {
-        return EbnfError(start, "rule options such as '" + name +
-                                    "[...]' (an xgrammar extension) are not supported");
-      }
+    if (HasRuleOptions(pos_)) {
+      return EbnfError(start, "rule options such as '" + name + "[...]' (an xgrammar extension) are not supported");
     }
     if (Peek() == '.') {
       return EbnfError(start, "rule names cannot contain '.' (here '.' stands for any character)");
@@ -385,6 +391,7 @@ class Parser {
     if (c == '}') return EbnfError(start, "'}' without a matching '{'");
     if (c == '*' || c == '+' || c == '?') return EbnfError(start, "quantifier " + DescribeHere() + " without an element before it");
     if (c == '\'') return EbnfError(start, "string literals use double quotes (\"...\"), not single ones");
+    if (c >= 0x80 && !DecodeUtf8()) return InvalidUtf8();
     return EbnfError(start, "unexpected " + DescribeHere());
   }
 
