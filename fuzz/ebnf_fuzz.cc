@@ -1,0 +1,89 @@
+// libFuzzer target for EbnfToGrammar (structured/ebnf.h) and a matcher over
+// what it builds.
+//
+// Input: the grammar text, then (after the first NUL byte, if any) steering
+// bytes. A refusal must be INVALID_ARGUMENT naming "ebnf: line L, column C".
+// A grammar that builds is walked twice with a GrammarMatcher: once feeding
+// the steering bytes as they are (a byte is accepted exactly when NextBytes
+// holds it), once taking the (b mod n)-th allowed byte for each steering
+// byte b, so that walks reach deep into the grammar; after rolling back to
+// the start, the first walk's accepted prefix is accepted again.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pagoda/structured/ebnf.h"
+#include "pagoda/structured/grammar_matcher.h"
+
+namespace {
+
+using pagoda::StatusCode;
+using pagoda::structured::ByteSet;
+using pagoda::structured::EbnfOptions;
+using pagoda::structured::EbnfToGrammar;
+using pagoda::structured::Grammar;
+using pagoda::structured::GrammarMatcher;
+
+void Fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "ebnf_fuzz: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+// The n-th byte of `set`, n < set.Count().
+uint8_t NthByte(const ByteSet& set, int n) {
+  for (int b = 0; b < 256; ++b) {
+    if (set.Contains(static_cast<uint8_t>(b)) && n-- == 0) return static_cast<uint8_t>(b);
+  }
+  Fail("NthByte", "past the set");
+  return 0;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const size_t nul = input.find('\0');
+  const std::string_view text = input.substr(0, nul);
+  const std::string_view steering = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
+
+  EbnfOptions options;
+  options.limits.max_symbols = size_t{1} << 16;  // keeps each run short
+  auto built = EbnfToGrammar(text, options);
+  if (!built.ok()) {
+    if (built.status().code() != StatusCode::kInvalidArgument) Fail("not INVALID_ARGUMENT", built.status().ToString());
+    if (!built.status().message().starts_with("ebnf: line ")) Fail("no line:column", built.status().message());
+    return 0;
+  }
+  const auto grammar = std::make_shared<const Grammar>(std::move(*built));
+
+  GrammarMatcher matcher(grammar);
+  std::string accepted;
+  for (const char c : steering) {
+    const auto byte = static_cast<uint8_t>(c);
+    const bool allowed = matcher.NextBytes().Contains(byte);
+    if (matcher.AcceptByte(byte) != allowed && !matcher.Overflowed()) {
+      Fail("AcceptByte disagrees with NextBytes", std::to_string(byte));
+    }
+    if (allowed) accepted.push_back(c);
+  }
+  const bool accepting = matcher.IsAccepting();
+  if (!matcher.Overflowed()) {
+    matcher.RollbackTo(0);
+    if (!matcher.AcceptBytes(accepted) || matcher.IsAccepting() != accepting) Fail("replay after rollback", accepted);
+  }
+
+  GrammarMatcher walker(grammar);
+  for (const char c : steering) {
+    const ByteSet next = walker.NextBytes();
+    if (next.Empty() || walker.Overflowed()) break;
+    const uint8_t byte = NthByte(next, static_cast<uint8_t>(c) % next.Count());
+    // Refused only when this step overflowed (a grammar too ambiguous to follow).
+    if (!walker.AcceptByte(byte) && !walker.Overflowed()) Fail("a byte from NextBytes refused", std::to_string(byte));
+  }
+  return 0;
+}
