@@ -32,7 +32,8 @@ std::string Refusal(const std::string& text, const EbnfOptions& options = {}) {
 
 std::string FromHex(const std::string& hex) {
   std::string bytes;
-  for (size_t i = 0; i + 1 < hex.size(); i += 2) bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
+  for (size_t i = 0; i + 1 < hex.size(); i += 2)
+    bytes.push_back(static_cast<char>(std::stoi(hex.substr(i, 2), nullptr, 16)));
   return bytes;
 }
 
@@ -63,8 +64,8 @@ TEST(structured_ebnf, AcceptsWhatXgrammarAccepts) {
       ++grammars;
       for (const nlohmann::json& s : c["strings"]) {
         const std::string input = s.contains("hex") ? FromHex(s["hex"]) : s["text"].get<std::string>();
-        EXPECT_EQ(Accepts(grammar, input), s["accept"].get<bool>())
-            << name << ": " << nlohmann::json(s).dump() << "\n" << text;
+        EXPECT_EQ(Accepts(grammar, input), s["accept"].get<bool>()) << name << ": " << nlohmann::json(s).dump() << "\n"
+                                                                    << text;
         ++strings;
       }
     }
@@ -82,7 +83,8 @@ TEST(structured_ebnf, RefusesWhatXgrammarRefusesOnTheSameLine) {
     const std::string message = Refusal(text);
     EXPECT_NE(message, "") << c["name"] << " was accepted:\n" << text;
     // xgrammar: "EBNF parser error at line L, column C: ..."; here "ebnf: line L, column C: ...".
-    const std::string line = error.substr(error.find("line "), error.find(',', error.find("line ")) - error.find("line "));
+    const std::string line =
+        error.substr(error.find("line "), error.find(',', error.find("line ")) - error.find("line "));
     EXPECT_TRUE(message.starts_with("ebnf: " + line + ",")) << c["name"] << ": " << message << "\nxgrammar: " << error;
     ++refused;
   }
@@ -126,13 +128,15 @@ TEST(structured_ebnf, RefusalsNameLineAndColumn) {
   const RefusalCase cases[] = {
       // Names.
       {"root ::= \"a\"\n  x", "ebnf: line 2, column 3: rule 'x' is used but not defined"},
-      {"root ::= \"a\"\nroot ::= \"b\"", "ebnf: line 2, column 1: rule 'root' is defined twice (first at line 1, column 1)"},
+      {"root ::= \"a\"\nroot ::= \"b\"",
+       "ebnf: line 2, column 1: rule 'root' is defined twice (first at line 1, column 1)"},
       {"a ::= \"x\"\nb ::= a", "ebnf: line 1, column 1: no rule 'root', where matching starts: define 'root ::= ...'"},
       {"", "ebnf: line 1, column 1: the grammar has no rules: it needs 'root ::= ...'"},
       {"# only a comment\n", "ebnf: line 1, column 1: the grammar has no rules: it needs 'root ::= ...'"},
       {"root ::= \"a\" b ::= \"c\"", "ebnf: line 1, column 14: rule 'b' must begin a new line (one rule per line)"},
       {"9lives ::= \"a\"", "ebnf: line 1, column 1: a rule name cannot start with a digit"},
-      {"root ::= 9", "ebnf: line 1, column 10: unexpected digit: rule names cannot start with one, and counts go in {m,n}"},
+      {"root ::= 9",
+       "ebnf: line 1, column 10: unexpected digit: rule names cannot start with one, and counts go in {m,n}"},
       {"a.b ::= \"x\"", "ebnf: line 1, column 1: rule names cannot contain '.' (here '.' stands for any character)"},
       {"root \"a\"", "ebnf: line 1, column 6: expected '::=' after rule name 'root', found '\"'"},
       {"root", "ebnf: line 1, column 5: expected '::=' after rule name 'root', found the end of the grammar"},
@@ -145,68 +149,87 @@ TEST(structured_ebnf, RefusalsNameLineAndColumn) {
       {"root ::= \"a\"]", "ebnf: line 1, column 13: ']' without a matching '['"},
       {"root ::= \"a\"}", "ebnf: line 1, column 13: '}' without a matching '{'"},
       {"root ::= [a-z", "ebnf: line 1, column 10: '[' is never closed"},
-      {"root ::= [a-z\n]", "ebnf: line 1, column 10: character class is not closed on its line (write [\\n] for a newline)"},
-      {"root ::=\n  \"abc", "ebnf: line 2, column 3: string literal is not closed on its line (write \\n for a newline)"},
+      {"root ::= [a-z\n]",
+       "ebnf: line 1, column 10: character class is not closed on its line (write [\\n] for a newline)"},
+      {"root ::=\n  \"abc",
+       "ebnf: line 2, column 3: string literal is not closed on its line (write \\n for a newline)"},
       // Escapes and UTF-8.
-      {"root ::= \"\\q\"", "ebnf: line 1, column 11: invalid escape '\\q' (in a string, only \\n \\t \\r \\\\ \\\" \\' \\? \\/ \\a \\b "
-                           "\\f \\v \\0 \\e \\x \\u \\U)"},
-      {"root ::= \"\\[\"", "ebnf: line 1, column 11: invalid escape '\\[' (in a string, only \\n \\t \\r \\\\ \\\" \\' \\? \\/ \\a \\b "
-                           "\\f \\v \\0 \\e \\x \\u \\U)"},
+      {"root ::= \"\\q\"",
+       "ebnf: line 1, column 11: invalid escape '\\q' (in a string, only \\n \\t \\r \\\\ \\\" \\' \\? \\/ \\a \\b "
+       "\\f \\v \\0 \\e \\x \\u \\U)"},
+      {"root ::= \"\\[\"",
+       "ebnf: line 1, column 11: invalid escape '\\[' (in a string, only \\n \\t \\r \\\\ \\\" \\' \\? \\/ \\a \\b "
+       "\\f \\v \\0 \\e \\x \\u \\U)"},
       {"root ::= [\\q]", "ebnf: line 1, column 11: invalid escape '\\q'"},
       {"root ::= \"\\u12\"", "ebnf: line 1, column 11: invalid escape: '\\u' needs 4 hex digits"},
       {"root ::= \"\\U0001F60\"", "ebnf: line 1, column 11: invalid escape: '\\U' needs 8 hex digits"},
       {"root ::= \"\\xg\"", "ebnf: line 1, column 11: invalid escape: '\\x' needs at least one hex digit"},
       {"root ::= \"\\x110000\"", "ebnf: line 1, column 11: escape is past U+10FFFF, the last code point"},
       {"root ::= \"\\U00110000\"", "ebnf: line 1, column 11: escape is past U+10FFFF, the last code point"},
-      {"root ::= [\\d]", "ebnf: line 1, column 11: class shorthand '\\d' is not supported: write the ranges, as in [0-9] or "
-                         "[a-zA-Z0-9_]"},
+      {"root ::= [\\d]",
+       "ebnf: line 1, column 11: class shorthand '\\d' is not supported: write the ranges, as in [0-9] or "
+       "[a-zA-Z0-9_]"},
       {"root ::= \"\xC3\xA9\xFF\"", "ebnf: line 1, column 12: invalid UTF-8 (byte 0xFF)"},
       {"root ::= \"\xC0\x80\"", "ebnf: line 1, column 11: invalid UTF-8 (byte 0xC0)"},
       {"root ::= [\xED\xA0\x80]", "ebnf: line 1, column 11: invalid UTF-8 (byte 0xED)"},
       {"root ::= \"a\" \xE9", "ebnf: line 1, column 14: invalid UTF-8 (byte 0xE9)"},
       {"root ::= \"\\", "ebnf: line 1, column 11: '\\' at the end of the grammar"},
       // Classes.
-      {"root ::= []", "ebnf: line 1, column 10: empty character class '[]' matches nothing (write [^] for any character)"},
+      {"root ::= []",
+       "ebnf: line 1, column 10: empty character class '[]' matches nothing (write [^] for any character)"},
       {"root ::= [^\\x00-\\U0010FFFF]", "ebnf: line 1, column 10: character class excludes every character"},
-      {"root ::= [a-cz-x]", "ebnf: line 1, column 14: character range 'z'-'x' is reversed (its first is after its last)"},
+      {"root ::= [a-cz-x]",
+       "ebnf: line 1, column 14: character range 'z'-'x' is reversed (its first is after its last)"},
       // Quantifiers.
-      {"root ::= \"a\"++", "ebnf: line 1, column 14: a second quantifier '+' on one element: put the quantified element in "
-                          "parentheses"},
-      {"root ::= \"a\"{2}?", "ebnf: line 1, column 16: a second quantifier '?' on one element: put the quantified element in "
-                            "parentheses"},
+      {"root ::= \"a\"++",
+       "ebnf: line 1, column 14: a second quantifier '+' on one element: put the quantified element in "
+       "parentheses"},
+      {"root ::= \"a\"{2}?",
+       "ebnf: line 1, column 16: a second quantifier '?' on one element: put the quantified element in "
+       "parentheses"},
       {"root ::= * \"a\"", "ebnf: line 1, column 10: quantifier '*' without an element before it"},
       {"root ::= \"a\"{,3}", "ebnf: line 1, column 14: '{,n}' needs a lower bound: write {0,n}"},
       {"root ::= \"a\"{3,2}", "ebnf: line 1, column 16: repeat range {3,2} has its upper bound below its lower bound"},
-      {"root ::= \"a\"{3", "ebnf: line 1, column 15: expected ',' or '}' in a repeat range, found the end of the grammar"},
+      {"root ::= \"a\"{3",
+       "ebnf: line 1, column 15: expected ',' or '}' in a repeat range, found the end of the grammar"},
       {"root ::= \"a\"{x}", "ebnf: line 1, column 14: expected a repeat count, found 'x'"},
       {"root ::= \"a\"{10001}", "ebnf: line 1, column 14: repeat count 10001 is over the limit of 10000"},
       {"root ::= \"a\"{1,99999999999999999999}",
        "ebnf: line 1, column 16: repeat count 99999999999999999999 is over the limit of 10000"},
       // Sequences.
-      {"root ::= \"a\" |", "ebnf: line 1, column 15: expected an element (a string, a class, a rule name or a group), found the "
-                          "end of the grammar"},
-      {"root ::= | \"a\"", "ebnf: line 1, column 10: expected an element (a string, a class, a rule name or a group), found '|' "
-                          "(write \"\" for the empty string)"},
+      {"root ::= \"a\" |",
+       "ebnf: line 1, column 15: expected an element (a string, a class, a rule name or a group), found the "
+       "end of the grammar"},
+      {"root ::= | \"a\"",
+       "ebnf: line 1, column 10: expected an element (a string, a class, a rule name or a group), found '|' "
+       "(write \"\" for the empty string)"},
       {"root ::= 'a'", "ebnf: line 1, column 10: string literals use double quotes (\"...\"), not single ones"},
       {"root ::= \"a\" @", "ebnf: line 1, column 14: unexpected '@'"},
       // xgrammar's extensions.
-      {"root ::= \"a\" (= \"b\")", "ebnf: line 1, column 14: lookahead assertions '(= ...)' (an xgrammar extension) are not "
-                                  "supported"},
-      {"root ::= TagDispatch((\"<t>\", t))\nt ::= \"x\"", "ebnf: line 1, column 10: xgrammar's TagDispatch(...) macro is not "
-                                                          "supported"},
+      {"root ::= \"a\" (= \"b\")",
+       "ebnf: line 1, column 14: lookahead assertions '(= ...)' (an xgrammar extension) are not "
+       "supported"},
+      {"root ::= TagDispatch((\"<t>\", t))\nt ::= \"x\"",
+       "ebnf: line 1, column 10: xgrammar's TagDispatch(...) macro is not "
+       "supported"},
       {"root ::= \"n\" Regex (\"[0-9]+\")", "ebnf: line 1, column 14: xgrammar's Regex(...) macro is not supported"},
       {"root ::= Token(1)", "ebnf: line 1, column 10: xgrammar's Token(...) macro is not supported"},
-      {"root ::= r\nr[max_tokens=5] ::= \"a\"", "ebnf: line 2, column 1: rule options such as 'r[...]' (an xgrammar extension) "
-                                              "are not supported"},
+      {"root ::= r\nr[max_tokens=5] ::= \"a\"",
+       "ebnf: line 2, column 1: rule options such as 'r[...]' (an xgrammar extension) "
+       "are not supported"},
       // Lark.
-      {"start: \"a\"", "ebnf: line 1, column 1: 'start:' looks like a Lark grammar, which is not supported: write GBNF rules "
-                       "'name ::= ...' starting from 'root ::= ...'"},
-      {"?start: value\nvalue: \"a\"", "ebnf: line 1, column 1: '?start' looks like a Lark grammar, which is not supported: "
-                                      "write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
-      {"root ::= \"a\"\nvalue : \"a\"", "ebnf: line 2, column 1: 'value:' looks like a Lark grammar, which is not supported: "
-                                        "write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
-      {"%import common.WS\nroot ::= \"a\"", "ebnf: line 1, column 1: '%import' looks like a Lark grammar, which is not "
-                                            "supported: write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
+      {"start: \"a\"",
+       "ebnf: line 1, column 1: 'start:' looks like a Lark grammar, which is not supported: write GBNF rules "
+       "'name ::= ...' starting from 'root ::= ...'"},
+      {"?start: value\nvalue: \"a\"",
+       "ebnf: line 1, column 1: '?start' looks like a Lark grammar, which is not supported: "
+       "write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
+      {"root ::= \"a\"\nvalue : \"a\"",
+       "ebnf: line 2, column 1: 'value:' looks like a Lark grammar, which is not supported: "
+       "write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
+      {"%import common.WS\nroot ::= \"a\"",
+       "ebnf: line 1, column 1: '%import' looks like a Lark grammar, which is not "
+       "supported: write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
       // Columns count code points.
       {"root ::= \"\xC3\xA9\xE4\xB8\xAD\" x", "ebnf: line 1, column 15: rule 'x' is used but not defined"},
       {"root ::= \"a\"\r\n\r\n  x", "ebnf: line 3, column 3: rule 'x' is used but not defined"},
@@ -217,9 +240,10 @@ TEST(structured_ebnf, RefusalsNameLineAndColumn) {
 
 TEST(structured_ebnf, BuilderRefusalsArePlacedAtTheirRule) {
   // Left recursion through another rule: xgrammar (an Earley parser) takes it; GrammarBuilder does not.
-  EXPECT_EQ(Refusal("root ::= \"x\" | a \"y\"\na ::= root \"z\""),
-            "ebnf: line 1, column 1: left recursion through root -> a -> root is not supported (only a rule that starts "
-            "with itself can be rewritten)");
+  EXPECT_EQ(
+      Refusal("root ::= \"x\" | a \"y\"\na ::= root \"z\""),
+      "ebnf: line 1, column 1: left recursion through root -> a -> root is not supported (only a rule that starts "
+      "with itself can be rewritten)");
   // Through an auxiliary rule of `expr` (its group).
   const std::string through_group = Refusal("root ::= expr\nexpr ::= (expr \"+\")? \"1\"");
   EXPECT_TRUE(through_group.starts_with("ebnf: line 2, column 1: left recursion through expr")) << through_group;

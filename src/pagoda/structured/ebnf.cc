@@ -70,9 +70,8 @@ StatusOr<Grammar> EbnfToGrammar(std::string_view text, const EbnfOptions& option
     if (syntax.rules.empty()) {
       return EbnfError({}, "the grammar has no rules: it needs '" + options.root_rule + " ::= ...'");
     }
-    return EbnfError(syntax.rules[0].position, "no rule '" + options.root_rule +
-                                                   "', where matching starts: define '" + options.root_rule +
-                                                   " ::= ...'");
+    return EbnfError(syntax.rules[0].position, "no rule '" + options.root_rule + "', where matching starts: define '" +
+                                                   options.root_rule + " ::= ...'");
   }
 
   GrammarBuilder builder;

@@ -56,9 +56,27 @@ std::string Describe(char32_t c) {
   return "U+" + Hex(c, 4);
 }
 
+// What `\c` stands for, in strings and classes alike, when it is one of the
+// C-style escapes.
+std::optional<char32_t> SimpleEscape(int c) {
+  switch (c) {
+    case 'n': return U'\n';
+    case 't': return U'\t';
+    case 'r': return U'\r';
+    case 'a': return U'\a';
+    case 'b': return U'\b';
+    case 'f': return U'\f';
+    case 'v': return U'\v';
+    case 'e': return char32_t{0x1B};
+    case '0': return char32_t{0};
+    case '\\': case '"': case '\'': case '?': case '/': return static_cast<char32_t>(c);
+    default: return std::nullopt;
+  }
+}
+
 // xgrammar's macros: function-like extensions that this dialect lacks.
-constexpr std::array<std::string_view, 6> kMacros = {"TagDispatch", "TokenTagDispatch", "Regex",
-                                                     "Substring",   "Token",            "ExcludeToken"};
+constexpr std::array<std::string_view, 6> kMacros = {"TagDispatch", "TokenTagDispatch", "Regex", "Substring",
+                                                     "Token",       "ExcludeToken"};
 
 class Parser {
  public:
@@ -157,8 +175,7 @@ class Parser {
   bool HasRuleOptions(size_t name_end) const {
     if (name_end >= text_.size() || text_[name_end] != '[') return false;
     const size_t close = text_.find_first_of("]\n\r", name_end);
-    return close != std::string_view::npos && text_[close] == ']' &&
-           text_.substr(AfterBlanks(close + 1), 3) == "::=";
+    return close != std::string_view::npos && text_[close] == ']' && text_.substr(AfterBlanks(close + 1), 3) == "::=";
   }
 
   // One strictly valid UTF-8 code point at the cursor (no overlong forms,
@@ -234,7 +251,8 @@ class Parser {
   Status LarkError(EbnfPosition at, const std::string& what) const {
     return EbnfError(at, "'" + what +
                              "' looks like a Lark grammar, which is not supported: write GBNF rules "
-                             "'name ::= ...' starting from 'root ::= ...'");
+                             "'name ::= ...' starting from '" +
+                             options_.root_rule + " ::= ...'");
   }
 
   // ---- Expressions.
@@ -334,8 +352,8 @@ class Parser {
       Advance();
     }
     if (over) {
-      return EbnfError(at, "repeat count " + std::string(text_.substr(first, pos_ - first)) +
-                               " is over the limit of " + std::to_string(options_.max_repeat));
+      return EbnfError(at, "repeat count " + std::string(text_.substr(first, pos_ - first)) + " is over the limit of " +
+                               std::to_string(options_.max_repeat));
     }
     return static_cast<int>(value);
   }
@@ -386,10 +404,14 @@ class Parser {
       syntax_.references.push_back({name, start});
       return RuleRef(std::move(name));
     }
-    if (IsDigit(c)) return EbnfError(start, "unexpected digit: rule names cannot start with one, and counts go in {m,n}");
+    if (IsDigit(c)) {
+      return EbnfError(start, "unexpected digit: rule names cannot start with one, and counts go in {m,n}");
+    }
     if (c == ']') return EbnfError(start, "']' without a matching '['");
     if (c == '}') return EbnfError(start, "'}' without a matching '{'");
-    if (c == '*' || c == '+' || c == '?') return EbnfError(start, "quantifier " + DescribeHere() + " without an element before it");
+    if (c == '*' || c == '+' || c == '?') {
+      return EbnfError(start, "quantifier " + DescribeHere() + " without an element before it");
+    }
     if (c == '\'') return EbnfError(start, "string literals use double quotes (\"...\"), not single ones");
     if (c >= 0x80 && !DecodeUtf8()) return InvalidUtf8();
     return EbnfError(start, "unexpected " + DescribeHere());
@@ -433,21 +455,10 @@ class Parser {
   StatusOr<char32_t> ParseEscape(bool in_class) {
     const EbnfPosition start = Position();
     const int c = Peek(1);
-    switch (c) {
-      case 'n': Advance(2); return U'\n';
-      case 't': Advance(2); return U'\t';
-      case 'r': Advance(2); return U'\r';
-      case 'a': Advance(2); return U'\a';
-      case 'b': Advance(2); return U'\b';
-      case 'f': Advance(2); return U'\f';
-      case 'v': Advance(2); return U'\v';
-      case 'e': Advance(2); return char32_t{0x1B};
-      case '0': Advance(2); return char32_t{0};
-      case '\\': case '"': case '\'': case '?': case '/':
-        Advance(2);
-        return static_cast<char32_t>(c);
-      case 'x': case 'u': case 'U': return ParseHexEscape();
-      default: break;
+    if (c == 'x' || c == 'u' || c == 'U') return ParseHexEscape();
+    if (const std::optional<char32_t> simple = SimpleEscape(c)) {
+      Advance(2);
+      return *simple;
     }
     if (in_class) {
       static constexpr std::string_view kClassEscapes = "^$.*+()[]{}|-";
@@ -469,8 +480,9 @@ class Parser {
       return EbnfError(start, "invalid escape: " + shown);
     }
     return EbnfError(start, "invalid escape '" + shown + "'" +
-                                (in_class ? "" : " (in a string, only \\n \\t \\r \\\\ \\\" \\' \\? \\/ \\a \\b \\f \\v "
-                                                 "\\0 \\e \\x \\u \\U)"));
+                                (in_class ? ""
+                                          : " (in a string, only \\n \\t \\r \\\\ \\\" \\' \\? \\/ \\a \\b \\f \\v "
+                                            "\\0 \\e \\x \\u \\U)"));
   }
 
   // \x followed by one or more hex digits (as many as follow, as xgrammar

@@ -34,8 +34,8 @@ struct EbnfReference {
 };
 
 struct EbnfSyntax {
-  std::vector<EbnfRule> rules;                // in the order of the text
-  std::vector<EbnfReference> references;      // every use of a rule name, in order
+  std::vector<EbnfRule> rules;            // in the order of the text
+  std::vector<EbnfReference> references;  // every use of a rule name, in order
 };
 
 // Refuses what is malformed on its own (syntax, escapes, UTF-8, classes,
