@@ -4,6 +4,7 @@
 #include <string>
 #include <utility>
 
+#include "pagoda/structured/ebnf.h"
 #include "pagoda/structured/grammar_builder.h"
 
 namespace pagoda {
@@ -37,7 +38,15 @@ StatusOr<ConstraintSource> SourceOf(const StructuredOutputsParams& p) {
   if (p.json) return UnimplementedError("structured_outputs.json (a JSON schema) is not supported yet");
   if (p.json_object) return UnimplementedError("structured_outputs.json_object is not supported yet");
   if (p.regex) return UnimplementedError("structured_outputs.regex is not supported yet");
-  if (p.grammar) return UnimplementedError("structured_outputs.grammar is not supported yet");
+  if (p.grammar) {
+    return ConstraintSource{"grammar:" + *p.grammar, [text = *p.grammar]() -> StatusOr<Grammar> {
+                              StatusOr<Grammar> grammar = structured::EbnfToGrammar(text);
+                              if (!grammar.ok()) {
+                                return InvalidArgumentError("structured_outputs.grammar: " + grammar.status().message());
+                              }
+                              return grammar;
+                            }};
+  }
   return InvalidArgumentError("structured_outputs: no constraint");
 }
 
