@@ -1,0 +1,56 @@
+// GPU plumbing for the CUDA kernel tests: whether a device is there, the
+// fixture that skips without one, and device buffers.
+#pragma once
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <cstddef>
+#include <vector>
+
+namespace pagoda::kernels::cuda::testing {
+
+// cudaGetDeviceCount succeeds and finds at least one device.
+bool HasCudaDevice();
+
+// Tests that need a GPU: skipped (not failed) on a machine without one.
+class CudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!HasCudaDevice()) GTEST_SKIP() << "no CUDA device";
+  }
+};
+
+// Throws std::runtime_error naming `what` unless error is cudaSuccess (gtest
+// reports the exception as the test's failure).
+void CudaCheck(cudaError_t error, const char* what);
+
+// Device memory, freed on destruction.
+class DeviceBuffer {
+ public:
+  explicit DeviceBuffer(size_t bytes);
+  template <typename T>
+  explicit DeviceBuffer(const std::vector<T>& host) : DeviceBuffer(host.size() * sizeof(T)) {
+    CudaCheck(cudaMemcpy(ptr_, host.data(), bytes_, cudaMemcpyHostToDevice), "copy to device");
+  }
+  DeviceBuffer(const DeviceBuffer&) = delete;
+  DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+  ~DeviceBuffer();
+
+  void* get() const { return ptr_; }
+  template <typename T>
+  T* as() const { return static_cast<T*>(ptr_); }
+  // The whole buffer as count = bytes / sizeof(T) elements.
+  template <typename T>
+  std::vector<T> ToHost() const {
+    std::vector<T> host(bytes_ / sizeof(T));
+    CudaCheck(cudaMemcpy(host.data(), ptr_, host.size() * sizeof(T), cudaMemcpyDeviceToHost), "copy to host");
+    return host;
+  }
+
+ private:
+  void* ptr_ = nullptr;
+  size_t bytes_;
+};
+
+}  // namespace pagoda::kernels::cuda::testing
