@@ -1,0 +1,165 @@
+// CUDA paged decode attention on Llama-3-8B's attention shape (32 query
+// heads over 8 KV heads of 128, bf16, blocks of 16, every sequence's blocks
+// shuffled over the arena): the time of one call (both kernels) by CUDA
+// events, and the K/V bytes it must read per second beside this GPU's
+// device-to-device copy bandwidth (bytes read plus bytes written per second,
+// the most a kernel streaming memory can expect). One line per case.
+#include <cuda_bf16.h>
+#include <cuda_runtime_api.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <random>
+#include <vector>
+
+#include "pagoda/kernels/cuda/paged_decode_attention.cuh"
+
+namespace {
+
+using pagoda::DType;
+using pagoda::Status;
+using pagoda::kernels::AttentionParams;
+using pagoda::kernels::KvCacheLayer;
+using pagoda::kernels::cuda::PagedDecodeAttention;
+using pagoda::kernels::cuda::PagedDecodeBatch;
+using pagoda::kernels::cuda::PagedDecodePlan;
+using pagoda::kernels::cuda::PlanPagedDecodeAttention;
+
+constexpr int64_t kHeads = 32, kKvHeads = 8, kHeadDim = 128, kBlockSize = 16;
+constexpr int kWarmups = 5, kRuns = 50;
+
+void Check(cudaError_t error, const char* what) {
+  if (error == cudaSuccess) return;
+  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(error));
+  std::exit(1);
+}
+
+void Check(const Status& status) {
+  if (status.ok()) return;
+  std::fprintf(stderr, "%s\n", status.ToString().c_str());
+  std::exit(1);
+}
+
+// Device memory for the length of a case.
+struct Buffer {
+  void* ptr = nullptr;
+  explicit Buffer(size_t bytes) { Check(cudaMalloc(&ptr, std::max<size_t>(bytes, 1)), "cudaMalloc"); }
+  ~Buffer() { cudaFree(ptr); }
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+};
+
+// Uniform values in [-1, 1) from a hash of the index: filling a gigabyte
+// from the host would take longer than the measurements.
+__global__ void FillRandom(__nv_bfloat16* x, size_t n, uint32_t seed) {
+  for (size_t i = blockIdx.x * size_t{blockDim.x} + threadIdx.x; i < n; i += size_t{gridDim.x} * blockDim.x) {
+    uint32_t h = static_cast<uint32_t>(i) * 0x9e3779b1u ^ seed;
+    h ^= h >> 16;
+    h *= 0x85ebca6bu;
+    h ^= h >> 13;
+    h *= 0xc2b2ae35u;
+    h ^= h >> 16;
+    x[i] = __float2bfloat16_rn(static_cast<float>(h >> 8) * (2.0f / 16777216.0f) - 1.0f);
+  }
+}
+
+void Fill(void* x, size_t n, uint32_t seed) {
+  FillRandom<<<1024, 256>>>(static_cast<__nv_bfloat16*>(x), n, seed);
+  Check(cudaGetLastError(), "fill");
+}
+
+// Mean milliseconds of kRuns calls of `run` after kWarmups.
+template <typename Run>
+float TimeMs(Run run) {
+  for (int i = 0; i < kWarmups; ++i) run();
+  cudaEvent_t start, stop;
+  Check(cudaEventCreate(&start), "cudaEventCreate");
+  Check(cudaEventCreate(&stop), "cudaEventCreate");
+  Check(cudaEventRecord(start), "cudaEventRecord");
+  for (int i = 0; i < kRuns; ++i) run();
+  Check(cudaEventRecord(stop), "cudaEventRecord");
+  Check(cudaEventSynchronize(stop), "cudaEventSynchronize");
+  float ms = 0.0f;
+  Check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
+  cudaEventDestroy(start);
+  cudaEventDestroy(stop);
+  return ms / kRuns;
+}
+
+// Device-to-device copy of 1 GiB: bytes read plus written per second.
+double CopyBytesPerSecond() {
+  const size_t bytes = size_t{1} << 30;
+  Buffer src(bytes), dst(bytes);
+  Check(cudaMemset(src.ptr, 1, bytes), "cudaMemset");
+  const float ms = TimeMs([&] { Check(cudaMemcpyAsync(dst.ptr, src.ptr, bytes, cudaMemcpyDeviceToDevice), "copy"); });
+  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
+}
+
+// Block tables giving every sequence ctx / kBlockSize blocks, all of the
+// arena's blocks in a random order.
+std::vector<int32_t> ShuffledBlockTables(int64_t batch, int64_t blocks_per_seq) {
+  std::vector<int32_t> tables(static_cast<size_t>(batch * blocks_per_seq));
+  std::iota(tables.begin(), tables.end(), 0);
+  std::shuffle(tables.begin(), tables.end(), std::mt19937(42));
+  return tables;
+}
+
+void RunCase(int64_t batch, int64_t context, double copy_bytes_per_second) {
+  const int64_t blocks_per_seq = (context + kBlockSize - 1) / kBlockSize;
+  const int64_t num_blocks = batch * blocks_per_seq;
+  const size_t arena_elems = static_cast<size_t>(num_blocks * kBlockSize * kKvHeads * kHeadDim);
+  const size_t q_elems = static_cast<size_t>(batch * kHeads * kHeadDim);
+  Buffer k(arena_elems * 2), v(arena_elems * 2), q(q_elems * 2), out(q_elems * 2);
+  Fill(k.ptr, arena_elems, 1);
+  Fill(v.ptr, arena_elems, 2);
+  Fill(q.ptr, q_elems, 3);
+  const std::vector<int32_t> host_tables = ShuffledBlockTables(batch, blocks_per_seq);
+  const std::vector<int32_t> host_lens(static_cast<size_t>(batch), static_cast<int32_t>(context));
+  Buffer tables(host_tables.size() * 4), lens(host_lens.size() * 4);
+  Check(cudaMemcpy(tables.ptr, host_tables.data(), host_tables.size() * 4, cudaMemcpyHostToDevice), "copy tables");
+  Check(cudaMemcpy(lens.ptr, host_lens.data(), host_lens.size() * 4, cudaMemcpyHostToDevice), "copy lengths");
+
+  const KvCacheLayer cache{DType::kBF16, k.ptr, v.ptr, num_blocks, kBlockSize, kKvHeads, kHeadDim};
+  const PagedDecodeBatch decode{batch, static_cast<const int32_t*>(lens.ptr), static_cast<const int32_t*>(tables.ptr),
+                                blocks_per_seq, context};
+  const auto plan = PlanPagedDecodeAttention(kHeads, cache, decode);
+  Check(plan.status());
+  Buffer workspace(plan->workspace_bytes);
+  const AttentionParams params{.scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim))};
+  const float ms = TimeMs([&] {
+    Check(PagedDecodeAttention(q.ptr, kHeads, cache, decode, params, out.ptr, workspace.ptr, plan->workspace_bytes,
+                               nullptr));
+  });
+  Check(cudaDeviceSynchronize(), "paged decode attention");
+  const double kv_bytes = 2.0 * static_cast<double>(batch * context * kKvHeads * kHeadDim) * 2;
+  const double kv_bytes_per_second = kv_bytes / (ms * 1e-3);
+  std::printf(
+      "paged decode attention, batch %4lld x context %5lld (32/8 heads x 128, bf16, block 16, %lld partitions): "
+      "%8.3f ms, K/V read %6.0f GB/s = %5.1f%% of the copy's %6.0f GB/s\n",
+      static_cast<long long>(batch), static_cast<long long>(context), static_cast<long long>(plan->num_partitions), ms,
+      kv_bytes_per_second * 1e-9, 100.0 * kv_bytes_per_second / copy_bytes_per_second, copy_bytes_per_second * 1e-9);
+}
+
+}  // namespace
+
+int main() {
+  int devices = 0;
+  if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+    std::fprintf(stderr, "no CUDA device\n");
+    return 1;
+  }
+  cudaDeviceProp prop;
+  Check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
+  const double copy = CopyBytesPerSecond();
+  std::printf("%s, %d SMs; device-to-device copy of 1 GiB: %.0f GB/s (read + write)\n", prop.name,
+              prop.multiProcessorCount, copy * 1e-9);
+  for (auto [batch, context] :
+       {std::pair<int64_t, int64_t>{64, 4096}, {256, 1024}, {16, 16384}, {1, 4096}, {1, 32768}}) {
+    RunCase(batch, context, copy);
+  }
+  return 0;
+}
