@@ -42,6 +42,12 @@ int64_t FirstAttended(int64_t len, int64_t window) { return window > 0 ? std::ma
 
 int64_t CeilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+float LargestMagnitude(const float* x, int64_t n) {
+  float largest = 0.0f;
+  for (int64_t i = 0; i < n; ++i) largest = std::max(largest, std::fabs(x[i]));
+  return largest;
+}
+
 DeviceBuffer Upload(const std::vector<float>& values, DType dtype) {
   if (dtype == DType::kF32) return DeviceBuffer(values);
   std::vector<bf16_bits> bits(values.size());
@@ -168,6 +174,19 @@ std::vector<float> GpuOutput(const DecodeProblem& p) {
   return Download(out, c.dtype);
 }
 
+float WorstRelativeError(const DecodeProblem& p, const std::vector<float>& gpu, const std::vector<float>& reference) {
+  const int64_t dim = p.c.head_dim;
+  float worst = 0.0f;
+  for (size_t row = 0; row * dim < reference.size(); ++row) {
+    const float largest = LargestMagnitude(reference.data() + row * dim, dim);
+    if (largest == 0.0f) continue;
+    for (int64_t d = 0; d < dim; ++d) {
+      worst = std::max(worst, std::fabs(gpu[row * dim + d] - reference[row * dim + d]) / largest);
+    }
+  }
+  return worst;
+}
+
 ::testing::AssertionResult OutputsClose(const DecodeProblem& p, const std::vector<float>& gpu,
                                         const std::vector<float>& reference, float rtol) {
   if (gpu.size() != reference.size()) return ::testing::AssertionFailure() << "sizes differ";
@@ -177,9 +196,7 @@ std::vector<float> GpuOutput(const DecodeProblem& p) {
   for (size_t row = 0; row * dim < reference.size(); ++row) {
     const float* ref = reference.data() + row * dim;
     const float* got = gpu.data() + row * dim;
-    float largest = 0.0f;
-    for (int64_t d = 0; d < dim; ++d) largest = std::max(largest, std::fabs(ref[d]));
-    const float tolerance = rtol * largest;
+    const float tolerance = rtol * LargestMagnitude(ref, dim);
     for (int64_t d = 0; d < dim; ++d) {
       if (std::fabs(got[d] - ref[d]) <= tolerance) continue;  // false for NaN too
       if (bad++ == 0) {

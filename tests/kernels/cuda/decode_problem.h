@@ -53,6 +53,9 @@ std::vector<float> GpuOutput(const DecodeProblem& p);
 
 // Every element within rtol times the largest |reference| of its
 // (sequence, head) row; a padding row must be exactly zero.
+// The largest |gpu - reference| over the largest |reference| of its row.
+float WorstRelativeError(const DecodeProblem& p, const std::vector<float>& gpu, const std::vector<float>& reference);
+
 ::testing::AssertionResult OutputsClose(const DecodeProblem& p, const std::vector<float>& gpu,
                                         const std::vector<float>& reference, float rtol);
 
