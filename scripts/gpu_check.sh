@@ -87,9 +87,10 @@ fi
 # The tests: every case against the CPU reference. A skip here means the test
 # found no GPU, which on this machine is a failure too.
 note ""
+started=$SECONDS
 timeout 240 "$test_bin" >"$logs/kernels_cuda_test.log" 2>&1
 test_rc=$?
-note "kernels_cuda_test: exit $test_rc"
+note "kernels_cuda_test: exit $test_rc, $((SECONDS - started)) s"
 grep -E '^\[==========\] [0-9]+ tests|^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]+ tests?|^\[  FAILED  \] [^ ]+$' \
   "$logs/kernels_cuda_test.log" | tee -a "$report"
 grep -A6 -E 'Failure$' "$logs/kernels_cuda_test.log" | head -40 | tee -a "$report"
@@ -106,14 +107,15 @@ note ""
 small='PagedDecodeAttentionTest.PaddingRowsAreZeroAndOthersUnaffected:*ReshapeAndCacheTest*'
 if [[ -x $sanitizer ]]; then
   for tool in memcheck racecheck initcheck; do
+    started=$SECONDS
     timeout 75 "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_bin" --gtest_filter="$small" \
       >"$logs/sanitizer_$tool.log" 2>&1
     rc=$?
     if ((rc == 124)); then
-      note "compute-sanitizer $tool: timed out (no finding; see sanitizer_$tool.log)"
+      note "compute-sanitizer $tool: stopped after 75 s, unfinished (what it found so far: sanitizer_$tool.log)"
       continue
     fi
-    note "compute-sanitizer $tool: exit $rc; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tail -1)"
+    note "compute-sanitizer $tool: exit $rc, $((SECONDS - started)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tail -1)"
     ((rc == 0)) || status=1
   done
 else
@@ -126,5 +128,5 @@ timeout 120 "$bench_bin" >"$logs/bench.log" 2>&1 || status=1
 tee -a "$report" <"$logs/bench.log"
 
 note ""
-note "overall: $( ((status == 0)) && echo PASS || echo FAIL ) (logs in $logs)"
+note "overall: $( ((status == 0)) && echo PASS || echo FAIL ) in $SECONDS s (logs in $logs)"
 exit $status
