@@ -88,7 +88,7 @@ fi
 # found no GPU, which on this machine is a failure too.
 note ""
 started=$SECONDS
-timeout 240 "$test_bin" >"$logs/kernels_cuda_test.log" 2>&1
+timeout 180 "$test_bin" >"$logs/kernels_cuda_test.log" 2>&1
 test_rc=$?
 note "kernels_cuda_test: exit $test_rc, $((SECONDS - started)) s"
 grep -E '^\[==========\] [0-9]+ tests|^\[  (PASSED|SKIPPED|FAILED) +\] [0-9]+ tests?|^\[  FAILED  \] [^ ]+$' \
@@ -108,11 +108,11 @@ small='PagedDecodeAttentionTest.PaddingRowsAreZeroAndOthersUnaffected:*ReshapeAn
 if [[ -x $sanitizer ]]; then
   for tool in memcheck racecheck initcheck; do
     started=$SECONDS
-    timeout 75 "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_bin" --gtest_filter="$small" \
+    timeout 60 "$sanitizer" --tool "$tool" --error-exitcode 99 "$test_bin" --gtest_filter="$small" \
       >"$logs/sanitizer_$tool.log" 2>&1
     rc=$?
     if ((rc == 124)); then
-      note "compute-sanitizer $tool: stopped after 75 s, unfinished (what it found so far: sanitizer_$tool.log)"
+      note "compute-sanitizer $tool: stopped after 60 s, unfinished (what it found so far: sanitizer_$tool.log)"
       continue
     fi
     note "compute-sanitizer $tool: exit $rc, $((SECONDS - started)) s; $(grep -E 'ERROR SUMMARY|RACECHECK SUMMARY' "$logs/sanitizer_$tool.log" | tail -1)"
@@ -124,7 +124,7 @@ fi
 
 note ""
 note "benchmark:"
-timeout 120 "$bench_bin" >"$logs/bench.log" 2>&1 || status=1
+timeout 90 "$bench_bin" >"$logs/bench.log" 2>&1 || status=1
 tee -a "$report" <"$logs/bench.log"
 
 note ""
