@@ -43,9 +43,6 @@ def test_exactly_one_constraint(pagoda):
         pagoda.StructuredOutputsParams(choice=["a"], regex="a")
     with pytest.raises(ValueError, match="none is specified"):
         pagoda.StructuredOutputsParams()
-    with pytest.raises(ValueError, match="beam search"):
-        pagoda.SamplingParams(use_beam_search=True, beam_width=2,
-                              structured_outputs=pagoda.StructuredOutputsParams(choice=["a"]))
 
 
 def test_a_dict_schema_keeps_its_key_order(pagoda):

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <memory>
+#include <vector>
 
 #include "pagoda/beam_search/beam_search.h"
 #include "pagoda/request/request.h"
@@ -16,7 +17,9 @@ namespace pagoda {
 
 // Ends the search's current round (every beam has its candidates) for the
 // request at `handle`. Returns the request, finished, when the search is
-// over; null while it goes on.
-std::unique_ptr<Request> EndBeamRound(BeamSearch& search, Scheduler& scheduler, RequestHandle handle);
+// over; null while it goes on. `children`, when given, receives the next
+// round's beams (beam i continues beam `parent` with `token`).
+std::unique_ptr<Request> EndBeamRound(BeamSearch& search, Scheduler& scheduler, RequestHandle handle,
+                                      std::vector<ParkedSuccessor>* children = nullptr);
 
 }  // namespace pagoda

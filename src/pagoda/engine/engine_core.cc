@@ -326,7 +326,9 @@ std::vector<GrammarConstraint*> EngineCore::ConstraintsToSample(const StepPlan& 
   for (const ScheduledSequence& e : plan.seqs) {
     if (!e.needs_logits) continue;
     RequestState& state = *states_[e.handle];
-    for (int32_t k = 0; k < e.num_samples; ++k) {
+    // A beam (its request parks: no samples) takes candidates from its own mask.
+    const int32_t num_masks = state.beam_search() != nullptr ? 1 : e.num_samples;
+    for (int32_t k = 0; k < num_masks; ++k) {
       if (GrammarConstraint* c = state.constraint(k == 0 ? e.seq_index : k)) constraints.push_back(c);
     }
   }
@@ -382,8 +384,10 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     if (e.needs_logits) {
       const std::span<const float> last = logits.subspan((row + num_rows - 1) * vocab, vocab);
       if (BeamSearch* beam = state.beam_search()) {
+        const GrammarConstraint* constraint = state.constraint(e.seq_index);
         const SamplingSequence s{&state.params(), e.prompt_token_ids, e.output_token_ids,
-                                 state.bad_words_token_ids(), state.random(0)};
+                                 state.bad_words_token_ids(), state.random(0),
+                                 constraint ? constraint->bitmask() : std::span<const uint64_t>()};
         sampler_->BeamCandidates(last, s, 2 * state.params().beam_width, beam_candidates_);
         beam->SetCandidates(e.seq_index, beam_candidates_);
         row += num_rows;
@@ -413,8 +417,10 @@ void EngineCore::EndBeamRounds(const StepPlan& plan, UpdateResult& result) {
     RequestState* state = states_[e.handle].get();
     BeamSearch* beam = state == nullptr ? nullptr : state->beam_search();
     if (beam == nullptr || !beam->round_ready()) continue;
-    if (auto request = EndBeamRound(*beam, *scheduler_, e.handle)) {
+    if (auto request = EndBeamRound(*beam, *scheduler_, e.handle, &beam_children_)) {
       result.finished_requests.push_back(std::move(request));
+    } else {
+      state->ContinueBeamGrammars(beam_children_);
     }
   }
 }

@@ -128,6 +128,7 @@ class EngineCore {
   std::vector<RequestHandle> to_publish_;
   SampledToken sampled_;
   std::vector<TokenLogprob> beam_candidates_;
+  std::vector<ParkedSuccessor> beam_children_;  // the last beam round's
 };
 
 }  // namespace pagoda

@@ -87,6 +87,20 @@ bool RequestState::FollowGrammar(Seq& seq, int32_t token) {
   return seq.constraint->Finished();
 }
 
+void RequestState::ContinueBeamGrammars(std::span<const ParkedSuccessor> children) {
+  if (!seqs_.front().constraint) return;
+  // Children are built from the parents' states before any is replaced:
+  // two children may share a parent.
+  std::vector<std::unique_ptr<GrammarConstraint>> next;
+  for (const ParkedSuccessor& child : children) {
+    auto constraint = std::make_unique<GrammarConstraint>(*seqs_.at(child.parent).constraint);
+    // The candidates came from the parent's mask, so the token is allowed.
+    PAGODA_CHECK(constraint->Accept(child.token));
+    next.push_back(std::move(constraint));
+  }
+  for (size_t i = 0; i < next.size(); ++i) seqs_.at(i).constraint = std::move(next[i]);
+}
+
 RequestState::Ending RequestState::Apply(const SequenceOutput& out) {
   Seq& seq = seqs_.at(out.seq_index);
   PAGODA_CHECK_MSG(!seq.finish_reason, "token for a finished sequence");

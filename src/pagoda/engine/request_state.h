@@ -48,6 +48,9 @@ class RequestState {
   GrammarConstraint* constraint(int32_t seq_index) { return seqs_.at(seq_index).constraint.get(); }
   // The search of a beam request (its sequences get no Apply()), else null.
   BeamSearch* beam_search() { return beam_search_ ? &*beam_search_ : nullptr; }
+  // A beam round ended: beam i of the next round follows its parent's
+  // grammar state advanced by its token (no-op without a constraint).
+  void ContinueBeamGrammars(std::span<const ParkedSuccessor> children);
 
   // Prompt logprobs: the prompt position whose token is scored next (1 is
   // the first: nothing predicts position 0); the prompt length when done or

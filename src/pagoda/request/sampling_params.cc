@@ -81,7 +81,6 @@ Status SamplingParams::Validate() const {
   if (allowed_token_ids && allowed_token_ids->empty()) return Error("allowed_token_ids must not be empty when given");
   if (structured_outputs) {
     PAGODA_RETURN_IF_ERROR(structured_outputs->Validate());
-    if (use_beam_search) return UnimplementedError("structured outputs are not supported with beam search");
   }
   if (use_beam_search) {
     PAGODA_RETURN_IF_ERROR(ValidateBeamSearch(*this));
