@@ -1,0 +1,57 @@
+// JSON Schema (draft 2020-12) as a grammar: vLLM's structured_outputs.json
+// and OpenAI's response_format {type: json_schema}; and any JSON object,
+// for structured_outputs.json_object and response_format {type:
+// json_object}. The grammar's sentences are JSON texts that the schema
+// accepts, spelled in a fixed layout:
+//
+// - Properties come in the order the schema lists them (as xgrammar
+//   generates them); additional properties, where allowed, after those.
+// - Whitespace: each gap between tokens holds at most `max_whitespace`
+//   bytes of ' ', '\n', '\t'; none before or after the whole value.
+// - Integers are written without fraction or exponent; enum and const
+//   values in their canonical spelling (json_string_chars.h); formats as
+//   json_string_formats.h says.
+//
+// A keyword the grammar cannot express exactly is refused, never ignored:
+// INVALID_ARGUMENT naming the keyword and its JSON pointer ("pattern" is
+// UNIMPLEMENTED until the regex front end lands). docs/architecture.md,
+// "Structured outputs", lists what is supported.
+#pragma once
+
+#include <string_view>
+
+#include "pagoda/base/status.h"
+#include "pagoda/structured/grammar.h"
+#include "pagoda/structured/grammar_builder.h"
+
+namespace pagoda::structured {
+
+struct JsonSchemaOptions {
+  static constexpr int kUnboundedWhitespace = -1;
+
+  // The most whitespace bytes in one gap between tokens; 0 gives compact
+  // JSON, kUnboundedWhitespace any run (xgrammar's any_whitespace). Bounded
+  // by default: a small model can otherwise emit whitespace forever. 16
+  // keeps pretty-printing with 2-space indents 7 levels deep.
+  int max_whitespace = 16;
+  // xgrammar's strict_mode (its default, and vLLM's): an object schema
+  // without additionalProperties allows no other properties, and an array
+  // schema without items no items past prefixItems (so {"type": "array"}
+  // is only []). false follows JSON Schema: both default to any value.
+  bool strict = true;
+  // The schema document may nest JSON values this deep, and $ref/allOf
+  // chains that inline schemas may go this deep.
+  int max_depth = 128;
+  GrammarLimits limits;
+};
+
+// The grammar of the JSON texts `schema_json` accepts; its root rule is
+// "root". INVALID_ARGUMENT for text that is not JSON, a schema that uses
+// an unsupported keyword (named with its JSON pointer), one no value
+// satisfies, and one over the depth or grammar limits.
+StatusOr<Grammar> JsonSchemaToGrammar(std::string_view schema_json, const JsonSchemaOptions& options = {});
+
+// Any JSON object (json_object mode), in the same layout.
+StatusOr<Grammar> AnyJsonGrammar(const JsonSchemaOptions& options = {});
+
+}  // namespace pagoda::structured

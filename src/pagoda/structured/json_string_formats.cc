@@ -1,0 +1,87 @@
+#include "pagoda/structured/json_string_formats.h"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "pagoda/structured/numeral_ranges.h"
+
+namespace pagoda::structured {
+namespace {
+
+ExprPtr Chars(std::string_view chars) {
+  ByteSet set;
+  for (const char c : chars) set.Add(static_cast<uint8_t>(c));
+  return Bytes(set);
+}
+
+ExprPtr Range(char first, char last) {
+  return Bytes(ByteSet::Range(static_cast<uint8_t>(first), static_cast<uint8_t>(last)));
+}
+
+ExprPtr Decimal(int lo, int hi, int width) {
+  return FixedWidthNumerals(static_cast<uint64_t>(lo), static_cast<uint64_t>(hi), width, Radix::kDecimal);
+}
+
+// Two-digit multiples of 4 but 00.
+ExprPtr MultipleOfFour() {
+  return Choice({Sequence({Literal("0"), Chars("48")}), Sequence({Chars("2468"), Chars("048")}),
+                 Sequence({Chars("13579"), Chars("26")})});
+}
+
+ExprPtr LeapYear() {
+  return Choice({Sequence({Range('0', '9'), Range('0', '9'), MultipleOfFour()}), Sequence({MultipleOfFour(), Literal("00")})});
+}
+
+ExprPtr Date() {
+  const ExprPtr month_day = Choice({
+      Sequence({Choice({Literal("01"), Literal("03"), Literal("05"), Literal("07"), Literal("08"), Literal("10"),
+                        Literal("12")}),
+                Literal("-"), Decimal(1, 31, 2)}),
+      Sequence({Choice({Literal("04"), Literal("06"), Literal("09"), Literal("11")}), Literal("-"), Decimal(1, 30, 2)}),
+      Sequence({Literal("02-"), Decimal(1, 28, 2)}),
+  });
+  return Choice({Sequence({Decimal(1, 9999, 4), Literal("-"), month_day}), Sequence({LeapYear(), Literal("-02-29")})});
+}
+
+ExprPtr Time() {
+  const ExprPtr hour = Decimal(0, 23, 2);
+  const ExprPtr minute = Decimal(0, 59, 2);
+  const ExprPtr fraction = Optional(Sequence({Literal("."), Plus(Range('0', '9'))}));
+  const ExprPtr offset = Choice({Chars("Zz"), Sequence({Chars("+-"), hour, Literal(":"), minute})});
+  return Sequence({hour, Literal(":"), minute, Literal(":"), minute, fraction, offset});
+}
+
+ExprPtr Uuid() {
+  const ExprPtr hex = FixedWidthNumerals(0, 15, 1, Radix::kHex);
+  const auto group = [&hex](int n) { return Repeat(hex, n, n); };
+  return Sequence({group(8), Literal("-"), group(4), Literal("-"), group(4), Literal("-"), group(4), Literal("-"),
+                   group(12)});
+}
+
+ExprPtr Ipv4() {
+  const ExprPtr octet = Choice({Decimal(0, 9, 1), Decimal(10, 99, 2), Decimal(100, 255, 3)});
+  return Sequence({octet, Literal("."), octet, Literal("."), octet, Literal("."), octet});
+}
+
+ExprPtr Email() {
+  const ExprPtr atom = Plus(Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9'), Chars("!#$%&'*+/=?^_`{|}~-")}));
+  const ExprPtr alnum = Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9')});
+  const ExprPtr label = Sequence({alnum, Optional(Sequence({Star(Choice({alnum, Literal("-")})), alnum}))});
+  return Sequence({atom, Star(Sequence({Literal("."), atom})), Literal("@"), label,
+                   Star(Sequence({Literal("."), label}))});
+}
+
+}  // namespace
+
+ExprPtr FormatStringContents(std::string_view format) {
+  if (format == "date") return Date();
+  if (format == "time") return Time();
+  if (format == "date-time") return Sequence({Date(), Chars("Tt"), Time()});
+  if (format == "uuid") return Uuid();
+  if (format == "ipv4") return Ipv4();
+  if (format == "email") return Email();
+  return nullptr;
+}
+
+}  // namespace pagoda::structured
