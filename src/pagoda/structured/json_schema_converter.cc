@@ -79,7 +79,13 @@ ExprPtr JsonSchemaConverter::Named(const std::string& hint, ExprPtr body) {
 
 Status JsonSchemaConverter::ConvertRoot() {
   PAGODA_ASSIGN_OR_RETURN(const ExprPtr root, ConvertTarget({&root_, ""}, "root", 0));
-  if (IsNever(root)) return InvalidArgumentError("JSON schema: no JSON value satisfies the schema");
+  if (IsNever(root)) {
+    return InvalidArgumentError(std::string("JSON schema: no JSON value satisfies the schema") +
+                                (options_.strict ? " (in strict mode an object schema allows only the properties it "
+                                                   "declares, and an array schema only its prefixItems, unless "
+                                                   "additionalProperties or items say otherwise)"
+                                                 : ""));
+  }
   return Status::Ok();
 }
 

@@ -3,6 +3,7 @@
 #include <utility>
 #include <vector>
 
+#include "pagoda/structured/grammar_pruning.h"
 #include "pagoda/structured/json_grammar_primitives.h"
 #include "pagoda/structured/json_schema_converter.h"
 
@@ -47,7 +48,12 @@ StatusOr<Grammar> JsonSchemaToGrammar(std::string_view schema_json, const JsonSc
   PAGODA_RETURN_IF_ERROR(CheckNesting(schema, options.max_depth));
   GrammarBuilder builder;
   PAGODA_RETURN_IF_ERROR(JsonSchemaConverter(schema, options, &builder).ConvertRoot());
-  return builder.Build("root", options.limits);
+  PAGODA_ASSIGN_OR_RETURN(Grammar grammar, builder.Build("root", options.limits));
+  if (!PruneUnproductiveRules(&grammar).ok()) {
+    return InvalidArgumentError("JSON schema: no finite JSON value satisfies the schema (a required property or "
+                                "item recurses without end)");
+  }
+  return grammar;
 }
 
 StatusOr<Grammar> AnyJsonGrammar(const JsonSchemaOptions& options) {
