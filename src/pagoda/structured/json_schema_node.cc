@@ -40,7 +40,7 @@ class FragmentReader {
 
   Status Read(const Located& schema) {
     for (const auto& [key, value] : schema.value->items()) {
-      const Located keyword = schema.Member(key);
+      const Located keyword = schema.Child(key, value);
       if (IsAnnotation(key)) continue;
       if (key == "$id") {
         if (!schema.pointer.empty()) return Refuse(keyword, "$id inside the schema (it changes what $ref means) is not supported");
@@ -177,15 +177,14 @@ class FragmentReader {
     if (!keyword.value->is_object()) return Refuse(keyword, "properties must be an object of schemas");
     node_->object_shaped = true;
     for (const auto& [name, schema] : keyword.value->items()) {
-      const Located property = keyword.Member(name);
+      const Located property = keyword.Child(name, schema);
       if (!IsSchema(schema)) return Refuse(property, "a property's schema must be an object or a boolean");
-      object_.declared.push_back(name);
-      auto it = std::find_if(node_->properties.begin(), node_->properties.end(),
-                             [&name](const auto& p) { return p.first == name; });
-      if (it == node_->properties.end()) {
+      object_.declared.insert(name);
+      const auto [it, inserted] = node_->property_index.try_emplace(name, node_->properties.size());
+      if (inserted) {
         node_->properties.emplace_back(name, Fragments{property});
       } else {
-        it->second.push_back(property);
+        node_->properties[it->second].second.push_back(property);
       }
     }
     return Status::Ok();
@@ -197,9 +196,7 @@ class FragmentReader {
     for (const Json& name : *keyword.value) {
       if (!name.is_string()) return Refuse(keyword, "required must be an array of strings");
       const std::string& text = name.get_ref<const std::string&>();
-      if (std::find(node_->required.begin(), node_->required.end(), text) == node_->required.end()) {
-        node_->required.push_back(text);
-      }
+      if (node_->required_set.insert(text).second) node_->required.push_back(text);
     }
     return Status::Ok();
   }
@@ -374,9 +371,7 @@ Status SchemaReader::Read(const Located& schema, int depth, SchemaNode* node) co
 void SchemaReader::Finish(SchemaNode* node) {
   for (const SchemaNode::ObjectFragment& fragment : node->object_fragments) {
     for (auto& [name, schema] : node->properties) {
-      if (std::find(fragment.declared.begin(), fragment.declared.end(), name) == fragment.declared.end()) {
-        schema.push_back(*fragment.additional);
-      }
+      if (fragment.declared.count(name) == 0) schema.push_back(*fragment.additional);
     }
   }
   node->object_fragments.clear();

@@ -15,6 +15,8 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <unordered_map>
+#include <unordered_set>
 #include <utility>
 #include <vector>
 
@@ -49,7 +51,9 @@ struct SchemaNode {
   std::map<std::string, std::string> keywords;
 
   std::vector<std::pair<std::string, Fragments>> properties;  // schema order
-  std::vector<std::string> required;
+  std::unordered_map<std::string, size_t> property_index;      // name -> position in `properties`
+  std::vector<std::string> required;                           // in order, once each
+  std::unordered_set<std::string> required_set;
   std::optional<Fragments> additional_properties;
 
   std::vector<Fragments> prefix_items;
@@ -69,7 +73,7 @@ struct SchemaNode {
 
   // What objectness the fragments declared (for merging additionalProperties).
   struct ObjectFragment {
-    std::vector<std::string> declared;
+    std::unordered_set<std::string> declared;
     std::optional<Located> additional;
   };
   std::vector<ObjectFragment> object_fragments;

@@ -1,8 +1,7 @@
 // Objects: the declared properties in schema order, each required one
 // present and each optional one present or not, then (where allowed) any
 // number of additional properties whose keys are none of the declared
-// names. Written as two chains of rules, one per property: first_i (no
-// member written yet) and more_i (some written, so the next needs a comma).
+// names. Written as two chains of rules, one pair per property.
 #include <algorithm>
 #include <utility>
 
@@ -33,26 +32,24 @@ StatusOr<ExprPtr> JsonSchemaConverter::AdditionalMember(const SchemaNode& node, 
 StatusOr<ExprPtr> JsonSchemaConverter::ConvertObject(const SchemaNode& node, int depth, const std::string& hint) {
   return Guarded([&]() -> StatusOr<ExprPtr> {
     PAGODA_ASSIGN_OR_RETURN(const ExprPtr additional_value, AdditionalMember(node, depth, hint));
-    std::vector<std::pair<std::string, Fragments>> declared = node.properties;
     std::vector<std::string> names;
-    for (const auto& property : declared) names.push_back(property.first);
+    for (const auto& property : node.properties) names.push_back(property.first);
     // Required but not declared: additionalProperties' schema, in the order of `required`.
     std::vector<std::string> undeclared;
     for (const std::string& name : node.required) {
-      if (std::find(names.begin(), names.end(), name) == names.end()) undeclared.push_back(name);
+      if (node.property_index.count(name) == 0) undeclared.push_back(name);
     }
     if (!undeclared.empty() && IsNever(additional_value)) return Never();
 
     std::vector<ObjectMember> members;
     const auto add_member = [&](const std::string& name, const ExprPtr& value) {
-      const bool required = std::find(node.required.begin(), node.required.end(), name) != node.required.end();
       members.push_back({Named(hint + "." + SanitizeHint(name), json_.Member(Literal(CanonicalJsonString(name)), value)),
-                         required});
+                         node.required_set.count(name) > 0});
     };
-    for (const auto& [name, schema] : declared) {
+    for (const auto& [name, schema] : node.properties) {
       PAGODA_ASSIGN_OR_RETURN(const ExprPtr value, Convert(schema, depth, hint + "." + SanitizeHint(name)));
       if (IsNever(value)) {
-        if (std::find(node.required.begin(), node.required.end(), name) != node.required.end()) return Never();
+        if (node.required_set.count(name) > 0) return Never();
         continue;
       }
       add_member(name, value);
@@ -62,22 +59,30 @@ StatusOr<ExprPtr> JsonSchemaConverter::ConvertObject(const SchemaNode& node, int
       names.push_back(name);
     }
 
-    ExprPtr more = Empty();   // after the last declared member, some written
-    ExprPtr first = Empty();  // likewise, none written
+    // next_i: a comma (or the brace) was just written; a member from
+    // position i on follows. more_i: a member was written; the object may
+    // end if nothing from i on is required, or go on after a comma. The
+    // comma comes before the choice of the next member, so each member the
+    // choice holds costs the matcher one parse stack, not one per comma.
+    ExprPtr next = Never();
+    ExprPtr more = Empty();
     if (!IsNever(additional_value)) {
       const NamedRule named = [this](const std::string& h, ExprPtr body) { return Named(h, std::move(body)); };
       const ExprPtr key = KeyExcept(names, hint, named, &json_);
       const ExprPtr member = Named(hint + ".additional", json_.Member(key, additional_value));
       more = Named(hint + ".more", Star(Sequence({json_.Comma(), member})));
-      first = Optional(Sequence({member, more}));
+      next = Named(hint + ".next", Sequence({member, more}));
     }
+    bool rest_optional = true;  // nothing from position i on is required
     for (size_t i = members.size(); i-- > 0;) {
       const ObjectMember& m = members[i];
-      const ExprPtr take_more = Sequence({json_.Comma(), m.rule, more});
-      const ExprPtr take_first = Sequence({m.rule, more});
-      first = Named(hint + ".first" + std::to_string(i), m.required ? take_first : Choice({take_first, first}));
-      more = Named(hint + ".more" + std::to_string(i), m.required ? take_more : Choice({take_more, more}));
+      rest_optional = rest_optional && !m.required;
+      next = Named(hint + ".next" + std::to_string(i),
+                   ChoiceOf({Sequence({m.rule, more}), m.required ? Never() : next}));
+      more = Named(hint + ".more" + std::to_string(i),
+                   ChoiceOf({rest_optional ? Empty() : Never(), SequenceOf({json_.Comma(), next})}));
     }
+    const ExprPtr first = ChoiceOf({rest_optional ? Empty() : Never(), next});
     return SequenceOf({json_.ObjectOpen(), first, Literal("}")});
   });
 }

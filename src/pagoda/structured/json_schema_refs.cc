@@ -63,6 +63,10 @@ bool IsIndex(const std::string& token) {
 
 Located Located::Member(const std::string& key) const { return {&value->at(key), pointer + "/" + PointerToken(key)}; }
 
+Located Located::Child(const std::string& key, const Json& member) const {
+  return {&member, pointer + "/" + PointerToken(key)};
+}
+
 Located Located::Element(size_t index) const { return {&value->at(index), pointer + "/" + std::to_string(index)}; }
 
 std::string Where(const std::string& pointer) { return "#" + pointer; }

@@ -20,6 +20,8 @@ struct Located {
 
   // The member `key` of this object value (which must have it).
   Located Member(const std::string& key) const;
+  // Its member `key` whose value is `member` (met while iterating: no lookup).
+  Located Child(const std::string& key, const Json& member) const;
   // Element `index` of this array value.
   Located Element(size_t index) const;
 };

@@ -1,11 +1,9 @@
 #include "pagoda/structured/json_schema_to_grammar.h"
 
-#include <utility>
-#include <vector>
-
 #include "pagoda/structured/grammar_pruning.h"
 #include "pagoda/structured/json_grammar_primitives.h"
 #include "pagoda/structured/json_schema_converter.h"
+#include "pagoda/structured/json_schema_parse.h"
 
 namespace pagoda::structured {
 namespace {
@@ -18,34 +16,11 @@ Status CheckOptions(const JsonSchemaOptions& options) {
   return Status::Ok();
 }
 
-// The document nests no deeper than `max_depth`: checked without
-// recursion, before any walk that recurses.
-Status CheckNesting(const Json& document, int max_depth) {
-  std::vector<std::pair<const Json*, int>> stack = {{&document, 0}};
-  while (!stack.empty()) {
-    const auto [value, depth] = stack.back();
-    stack.pop_back();
-    if (depth > max_depth) {
-      return InvalidArgumentError("JSON schema: the schema nests over " + std::to_string(max_depth) + " deep");
-    }
-    if (value->is_structured()) {
-      for (const Json& child : *value) stack.emplace_back(&child, depth + 1);
-    }
-  }
-  return Status::Ok();
-}
-
 }  // namespace
 
 StatusOr<Grammar> JsonSchemaToGrammar(std::string_view schema_json, const JsonSchemaOptions& options) {
   PAGODA_RETURN_IF_ERROR(CheckOptions(options));
-  Json schema;
-  try {
-    schema = Json::parse(schema_json);
-  } catch (const Json::exception& e) {
-    return InvalidArgumentError(std::string("JSON schema: not valid JSON: ") + e.what());
-  }
-  PAGODA_RETURN_IF_ERROR(CheckNesting(schema, options.max_depth));
+  PAGODA_ASSIGN_OR_RETURN(const Json schema, ParseSchemaText(schema_json, options.max_depth));
   GrammarBuilder builder;
   PAGODA_RETURN_IF_ERROR(JsonSchemaConverter(schema, options, &builder).ConvertRoot());
   PAGODA_ASSIGN_OR_RETURN(Grammar grammar, builder.Build("root", options.limits));

@@ -3,6 +3,8 @@
 #include <string>
 #include <utility>
 
+#include "pagoda/structured/rule_fixpoint.h"
+
 namespace pagoda::structured {
 namespace {
 
@@ -85,24 +87,7 @@ std::string FindLeftCycle(const Grammar& grammar) {
 
 }  // namespace
 
-std::vector<bool> NullableRules(const Grammar& grammar) {
-  std::vector<bool> nullable(grammar.rules.size(), false);
-  for (bool changed = true; changed;) {
-    changed = false;
-    for (size_t id = 0; id < grammar.rules.size(); ++id) {
-      if (nullable[id]) continue;
-      for (const Grammar::Alternative& alternative : grammar.rules[id].alternatives) {
-        bool all = true;
-        for (Symbol symbol : alternative) all = all && symbol.is_rule() && nullable[symbol.rule()];
-        if (all) {
-          nullable[id] = changed = true;
-          break;
-        }
-      }
-    }
-  }
-  return nullable;
-}
+std::vector<bool> NullableRules(const Grammar& grammar) { return LeastFixedPoint(grammar, false); }
 
 Status RemoveLeftRecursion(Grammar* grammar) {
   const size_t original = grammar->rules.size();
