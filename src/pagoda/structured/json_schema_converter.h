@@ -48,7 +48,8 @@ class JsonSchemaConverter {
   StatusOr<ExprPtr> ConvertTypes(const SchemaNode& node, int depth, const std::string& hint);
   // json_schema_objects.cc
   StatusOr<ExprPtr> ConvertObject(const SchemaNode& node, int depth, const std::string& hint);
-  StatusOr<ExprPtr> AdditionalMember(const SchemaNode& node, int depth, const std::string& hint);
+  // additionalProperties' schema; absent: none in strict mode, else any value.
+  StatusOr<ExprPtr> AdditionalValue(const SchemaNode& node, int depth, const std::string& hint);
   // json_schema_arrays.cc
   StatusOr<ExprPtr> ConvertArray(const SchemaNode& node, int depth, const std::string& hint);
   // json_schema_scalars.cc

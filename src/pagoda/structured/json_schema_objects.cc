@@ -19,7 +19,7 @@ struct ObjectMember {
 
 }  // namespace
 
-StatusOr<ExprPtr> JsonSchemaConverter::AdditionalMember(const SchemaNode& node, int depth, const std::string& hint) {
+StatusOr<ExprPtr> JsonSchemaConverter::AdditionalValue(const SchemaNode& node, int depth, const std::string& hint) {
   ExprPtr value;
   if (node.additional_properties) {
     PAGODA_ASSIGN_OR_RETURN(value, Convert(*node.additional_properties, depth, hint + ".additional"));
@@ -31,7 +31,7 @@ StatusOr<ExprPtr> JsonSchemaConverter::AdditionalMember(const SchemaNode& node, 
 
 StatusOr<ExprPtr> JsonSchemaConverter::ConvertObject(const SchemaNode& node, int depth, const std::string& hint) {
   return Guarded([&]() -> StatusOr<ExprPtr> {
-    PAGODA_ASSIGN_OR_RETURN(const ExprPtr additional_value, AdditionalMember(node, depth, hint));
+    PAGODA_ASSIGN_OR_RETURN(const ExprPtr additional_value, AdditionalValue(node, depth, hint));
     std::vector<std::string> names;
     for (const auto& property : node.properties) names.push_back(property.first);
     // Required but not declared: additionalProperties' schema, in the order of `required`.
