@@ -77,3 +77,35 @@ def test_bad_grammar_is_a_400_naming_the_line(client):
         client.completions.create(model=MODEL_NAME, prompt="x", max_tokens=5,
                                   extra_body={"guided_grammar": 'root ::= "a" undefined_rule'})
     assert "undefined_rule" in error.value.message and "line 1" in error.value.message
+
+
+SCHEMA = {"type": "object", "properties": {"city": {"type": "string", "maxLength": 40},
+                                           "population": {"type": "integer", "minimum": 0},
+                                           "capital": {"type": "boolean"}},
+          "required": ["city", "population", "capital"]}
+
+
+@pytest.mark.parametrize("extra_body", [
+    {"guided_json": SCHEMA},
+    {"structured_outputs": {"json": SCHEMA}},
+    {"response_format": {"type": "json_schema", "json_schema": {"name": "city", "schema": SCHEMA}}},
+])
+def test_json_schema_in_each_spelling(client, extra_body):
+    """The guide's example: json.loads works and the object validates."""
+    import json
+
+    import jsonschema
+    r = client.chat.completions.create(model=MODEL_NAME, messages=MESSAGES, max_tokens=200, temperature=0.8, seed=2,
+                                       extra_body=extra_body)
+    assert r.choices[0].finish_reason == "stop"
+    jsonschema.validate(json.loads(r.choices[0].message.content), SCHEMA)
+
+
+def test_json_object(client):
+    import json
+    r = client.chat.completions.create(model=MODEL_NAME, messages=MESSAGES, max_tokens=300, temperature=0,
+                                       response_format={"type": "json_object"})
+    if r.choices[0].finish_reason == "stop":
+        assert isinstance(json.loads(r.choices[0].message.content), dict)
+    else:
+        assert r.choices[0].message.content.startswith("{")

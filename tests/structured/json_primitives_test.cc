@@ -67,7 +67,7 @@ TEST(structured_json_primitives, IntegerRangesMatchTheirValues) {
 
 TEST(structured_json_primitives, StringCharactersFollowJsonEscapes) {
   GrammarBuilder builder;
-  JsonGrammarPrimitives json(&builder, 0);
+  JsonGrammarPrimitives json(&builder, JsonLayout{.max_whitespace = 0});
   builder.Define("root", json.String());
   const auto grammar = BuildOrDie(builder);
   for (const char* good : {R"("")", R"("abc")", R"("\"\\\/\b\f\n\r\t")", R"("\u0041\u00e9\uFFFF")",
@@ -84,7 +84,7 @@ TEST(structured_json_primitives, StringCharactersFollowJsonEscapes) {
 
 TEST(structured_json_primitives, NumbersFollowTheJsonGrammar) {
   GrammarBuilder builder;
-  JsonGrammarPrimitives json(&builder, 0);
+  JsonGrammarPrimitives json(&builder, JsonLayout{.max_whitespace = 0});
   builder.Define("root", json.Number());
   const auto grammar = BuildOrDie(builder);
   for (const char* good : {"0", "-0", "12", "-12.5", "0.0001", "1e5", "1E+5", "1e-05", "-0.0e0", "9007199254740993"}) {
@@ -131,6 +131,26 @@ TEST(structured_json_primitives, EachWhitespaceGapIsBounded) {
   built = AnyJsonGrammar(options);
   ASSERT_TRUE(built.ok());
   EXPECT_TRUE(Accepts(std::make_shared<const Grammar>(std::move(*built)), "{" + std::string(500, ' ') + "}"));
+}
+
+// xgrammar's any_whitespace=False layout: ", " and ": ", nothing else.
+TEST(structured_json_primitives, SeparatorsCarryTheirSpaces) {
+  JsonSchemaOptions options;
+  options.max_whitespace = 0;
+  options.item_separator = ", ";
+  options.key_separator = ": ";
+  auto grammar = AnyJsonGrammar(options);
+  ASSERT_TRUE(grammar.ok()) << grammar.status().ToString();
+  const auto any = std::make_shared<const Grammar>(std::move(*grammar));
+  EXPECT_TRUE(Accepts(any, R"({"a": 1, "b": [1, 2, {"c": null}], "d": {}})"));
+  for (const char* text : {R"({"a":1})", R"({"a": 1,"b": 2})", R"({"a": 1,  "b": 2})", R"({ "a": 1})",
+                           R"({"a": [1,2]})", R"({"a" : 1})"}) {
+    EXPECT_FALSE(Accepts(any, text)) << text;
+  }
+  options.item_separator = ";";
+  EXPECT_FALSE(AnyJsonGrammar(options).ok());
+  options.item_separator = ",\n";
+  EXPECT_FALSE(AnyJsonGrammar(options).ok());
 }
 
 }  // namespace

@@ -6,6 +6,7 @@
 
 #include "pagoda/structured/ebnf.h"
 #include "pagoda/structured/grammar_builder.h"
+#include "pagoda/structured/json_schema_to_grammar.h"
 
 namespace pagoda {
 namespace {
@@ -22,6 +23,23 @@ StatusOr<Grammar> ChoiceGrammar(const std::vector<std::string>& choices) {
   return builder.Build("root");
 }
 
+// JSON output's layout: xgrammar's any_whitespace=False, which the issue
+// and vLLM's disable_any_whitespace ask for: ", " and ": " and no other
+// whitespace, so that a model cannot pad its output without end.
+structured::JsonSchemaOptions JsonOptions() {
+  structured::JsonSchemaOptions options;
+  options.max_whitespace = 0;
+  options.item_separator = ", ";
+  options.key_separator = ": ";
+  return options;
+}
+
+// A front end's refusal, prefixed with the request field it came from.
+StatusOr<Grammar> Named(const std::string& field, StatusOr<Grammar> grammar) {
+  if (grammar.ok()) return grammar;
+  return Status(grammar.status().code(), field + ": " + grammar.status().message());
+}
+
 // The constraint's grammar, and the key under which it is cached: the
 // kind, then the text that decides the grammar.
 struct ConstraintSource {
@@ -35,16 +53,19 @@ StatusOr<ConstraintSource> SourceOf(const StructuredOutputsParams& p) {
     for (const std::string& choice : *p.choice) key += '\0' + std::to_string(choice.size()) + ':' + choice;
     return ConstraintSource{key, [choices = *p.choice] { return ChoiceGrammar(choices); }};
   }
-  if (p.json) return UnimplementedError("structured_outputs.json (a JSON schema) is not supported yet");
-  if (p.json_object) return UnimplementedError("structured_outputs.json_object is not supported yet");
+  if (p.json) {
+    return ConstraintSource{"json:" + *p.json, [schema = *p.json]() -> StatusOr<Grammar> {
+                              return Named("structured_outputs.json",
+                                           structured::JsonSchemaToGrammar(schema, JsonOptions()));
+                            }};
+  }
+  if (p.json_object) {
+    return ConstraintSource{"json_object", [] { return structured::AnyJsonGrammar(JsonOptions()); }};
+  }
   if (p.regex) return UnimplementedError("structured_outputs.regex is not supported yet");
   if (p.grammar) {
-    return ConstraintSource{"grammar:" + *p.grammar, [text = *p.grammar]() -> StatusOr<Grammar> {
-                              StatusOr<Grammar> grammar = structured::EbnfToGrammar(text);
-                              if (!grammar.ok()) {
-                                return InvalidArgumentError("structured_outputs.grammar: " + grammar.status().message());
-                              }
-                              return grammar;
+    return ConstraintSource{"grammar:" + *p.grammar, [text = *p.grammar] {
+                              return Named("structured_outputs.grammar", structured::EbnfToGrammar(text));
                             }};
   }
   return InvalidArgumentError("structured_outputs: no constraint");

@@ -136,8 +136,9 @@ class ChatJob {
     if (parser_.has_reasoning_parser()) {
       message["reasoning_content"] = parts.reasoning ? nlohmann::json(*parts.reasoning) : nlohmann::json(nullptr);
     }
-    const bool only_calls = !parts.calls.empty() && parts.content.empty();
-    message["content"] = only_calls ? nlohmann::json(nullptr) : nlohmann::json(parts.content);
+    // No answer beside calls or reasoning: null content, as OpenAI and vLLM send.
+    const bool no_answer = parts.content.empty() && (!parts.calls.empty() || (parts.reasoning && !parts.reasoning->empty()));
+    message["content"] = no_answer ? nlohmann::json(nullptr) : nlohmann::json(parts.content);
     nlohmann::json calls = nlohmann::json::array();
     for (const ParsedToolCall& call : parts.calls) calls.push_back(ToolCallJson(call, NewToolCallId()));
     if (parser_.legacy_functions()) {
@@ -225,7 +226,9 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   }
   auto job = std::make_shared<ChatJob>(ctx, static_cast<int64_t>(token_ids.size()), sampling->params, stream,
                                        *stream_options,
-                                       ChatOutputParser(ctx.reasoning_parser, ctx.auto_tool_parser, *tools), responder);
+                                       ChatOutputParser(ctx.reasoning_parser, ctx.auto_tool_parser, *tools,
+                                                        ReasoningClosedIn(*prompt)),
+                                       responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), {std::move(token_ids)}, {sampling->params}, sampling->priority,
       JobCallbacks{.on_output = [job](size_t, const RequestOutput& out) { job->OnOutput(out); },

@@ -29,8 +29,8 @@ std::optional<std::string> Grow(const std::string& now, std::string& sent) {
 }  // namespace
 
 ChatOutputParser::ChatOutputParser(const ReasoningParser* reasoning, const ToolCallParser* auto_tools,
-                                   const ToolRequest& tools)
-    : reasoning_(reasoning), calls_(nullptr), tools_(tools) {
+                                   const ToolRequest& tools, bool reasoning_closed)
+    : reasoning_(reasoning), reasoning_closed_(reasoning_closed), calls_(nullptr), tools_(tools) {
   static const RequiredToolCallParser kRequired;
   switch (tools.choice) {
     case ToolChoice::kNone: break;
@@ -43,7 +43,7 @@ ChatOutputParser::ChatOutputParser(const ReasoningParser* reasoning, const ToolC
 ChatOutputParts ChatOutputParser::Parse(std::string_view text, bool final) const {
   ChatOutputParts out;
   std::string answer(text);
-  if (reasoning_ != nullptr) {
+  if (reasoning_ != nullptr && !reasoning_closed_) {
     SplitReasoning split = reasoning_->Split(text, final);
     if (split.had_reasoning) out.reasoning = std::move(split.reasoning);
     if (!split.reasoning_ended) return out;

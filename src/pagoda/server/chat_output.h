@@ -30,7 +30,9 @@ struct ChatOutputParts {
 class ChatOutputParser {
  public:
   // `reasoning` and `auto_tools` may be null (no such parser on the server).
-  ChatOutputParser(const ReasoningParser* reasoning, const ToolCallParser* auto_tools, const ToolRequest& tools);
+  // `reasoning_closed`: the prompt ended the reasoning, so the output has none.
+  ChatOutputParser(const ReasoningParser* reasoning, const ToolCallParser* auto_tools, const ToolRequest& tools,
+                   bool reasoning_closed = false);
 
   ChatOutputParts Parse(std::string_view text, bool final) const;
   // The response is a tools answer: finish_reason "tool_calls" (or the
@@ -41,6 +43,7 @@ class ChatOutputParser {
 
  private:
   const ReasoningParser* reasoning_;
+  bool reasoning_closed_;
   std::unique_ptr<ToolCallParser> named_;  // tool_choice names a function
   const ToolCallParser* calls_;  // null: the answer is all content
   ToolRequest tools_;

@@ -50,6 +50,12 @@ class Qwen3ReasoningParser : public ReasoningParser {
 
 }  // namespace
 
+bool ReasoningClosedIn(std::string_view prompt) {
+  const size_t start = prompt.rfind(kStart);
+  const size_t end = prompt.rfind(kEnd);
+  return end != npos && (start == npos || end > start);
+}
+
 const std::vector<std::string>& ReasoningParserNames() {
   static const std::vector<std::string> names = {"deepseek_r1", "qwen3"};
   return names;

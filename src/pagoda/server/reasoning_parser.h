@@ -34,6 +34,12 @@ class ReasoningParser {
   static constexpr std::string_view kEnd = "</think>";
 };
 
+// The prompt closed the reasoning already: its last marker is the end one
+// (a template that turns thinking off writes both). Then the output is all
+// answer; the engine's grammars follow the same rule
+// (EngineCore::ReasoningEndToAwait).
+bool ReasoningClosedIn(std::string_view prompt);
+
 // INVALID_ARGUMENT naming the parsers there are for an unknown name.
 StatusOr<std::unique_ptr<ReasoningParser>> MakeReasoningParser(std::string_view name);
 const std::vector<std::string>& ReasoningParserNames();

@@ -17,8 +17,8 @@ ExprPtr IntegerPart() {
 
 }  // namespace
 
-JsonGrammarPrimitives::JsonGrammarPrimitives(GrammarBuilder* builder, int max_whitespace)
-    : builder_(builder), max_whitespace_(max_whitespace) {}
+JsonGrammarPrimitives::JsonGrammarPrimitives(GrammarBuilder* builder, JsonLayout layout)
+    : builder_(builder), layout_(std::move(layout)) {}
 
 template <typename Make>
 ExprPtr JsonGrammarPrimitives::Shared(const std::string& name, Make make) {
@@ -29,11 +29,12 @@ ExprPtr JsonGrammarPrimitives::Shared(const std::string& name, Make make) {
 }
 
 ExprPtr JsonGrammarPrimitives::Ws() {
-  if (max_whitespace_ == 0) return Empty();
+  if (layout_.whitespace) return Shared("json_ws", [this] { return layout_.whitespace; });
+  if (layout_.max_whitespace == 0) return Empty();
   return Shared("json_ws", [this] {
     ByteSet blanks;
     for (const char c : {' ', '\n', '\t'}) blanks.Add(static_cast<uint8_t>(c));
-    return Repeat(Bytes(blanks), 0, max_whitespace_);
+    return Repeat(Bytes(blanks), 0, layout_.max_whitespace);
   });
 }
 
@@ -88,14 +89,14 @@ ExprPtr JsonGrammarPrimitives::AnyArray() {
 ExprPtr JsonGrammarPrimitives::ObjectOpen() { return Sequence({Literal("{"), Ws()}); }
 
 ExprPtr JsonGrammarPrimitives::Member(ExprPtr key, ExprPtr value) {
-  return Sequence({std::move(key), Ws(), Literal(":"), Ws(), std::move(value), Ws()});
+  return Sequence({std::move(key), Ws(), Literal(layout_.key_separator), Ws(), std::move(value), Ws()});
 }
 
 ExprPtr JsonGrammarPrimitives::ArrayOpen() { return Sequence({Literal("["), Ws()}); }
 
 ExprPtr JsonGrammarPrimitives::Element(ExprPtr value) { return Sequence({std::move(value), Ws()}); }
 
-ExprPtr JsonGrammarPrimitives::Comma() { return Sequence({Literal(","), Ws()}); }
+ExprPtr JsonGrammarPrimitives::Comma() { return Sequence({Literal(layout_.item_separator), Ws()}); }
 
 ExprPtr JsonGrammarPrimitives::CommaList(const std::vector<ExprPtr>& items) {
   std::vector<ExprPtr> sequence;

@@ -8,6 +8,9 @@
 // and ']', never before or after the top-level value. Each gap is one run
 // of at most `max_whitespace` bytes of ' ', '\n' and '\t' (the bytes
 // xgrammar allows), or any run when it is kUnbounded; 0 gives compact JSON.
+// A layout may instead give the gap as an expression (a client's
+// whitespace pattern), and the separators may carry their own spaces
+// (xgrammar's `separators`: ", " and ": " is its compact layout).
 #pragma once
 
 #include <set>
@@ -19,12 +22,19 @@
 
 namespace pagoda::structured {
 
+struct JsonLayout {
+  int max_whitespace = 16;      // bytes per gap; Expr::kUnbounded: any run
+  ExprPtr whitespace;           // set: each gap is this instead
+  std::string item_separator = ",";
+  std::string key_separator = ":";
+};
+
 class JsonGrammarPrimitives {
  public:
   static constexpr int kUnbounded = Expr::kUnbounded;
 
   // `builder` must outlive this object.
-  JsonGrammarPrimitives(GrammarBuilder* builder, int max_whitespace);
+  JsonGrammarPrimitives(GrammarBuilder* builder, JsonLayout layout);
 
   // One gap of whitespace (empty when max_whitespace is 0).
   ExprPtr Ws();
@@ -65,7 +75,7 @@ class JsonGrammarPrimitives {
   ExprPtr Shared(const std::string& name, Make make);
 
   GrammarBuilder* builder_;
-  int max_whitespace_;
+  JsonLayout layout_;
   std::set<std::string> defining_;
 };
 

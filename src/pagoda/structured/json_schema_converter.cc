@@ -56,7 +56,7 @@ JsonSchemaConverter::JsonSchemaConverter(const Json& root, const JsonSchemaOptio
     : root_(root),
       options_(options),
       builder_(builder),
-      json_(builder, options.max_whitespace),
+      json_(builder, options.layout()),
       reader_(root, options.max_depth) {}
 
 Status JsonSchemaConverter::Refuse(const std::string& pointer, const std::string& what) const {

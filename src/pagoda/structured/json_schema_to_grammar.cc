@@ -13,6 +13,13 @@ Status CheckOptions(const JsonSchemaOptions& options) {
     return InvalidArgumentError("JSON schema: max_whitespace must be >= 0, or kUnboundedWhitespace");
   }
   if (options.max_depth < 1) return InvalidArgumentError("JSON schema: max_depth must be >= 1");
+  // A separator is its punctuation, then spaces: anything else is not JSON.
+  auto separator_ok = [](const std::string& s, char punctuation) {
+    return !s.empty() && s[0] == punctuation && s.find_first_not_of(' ', 1) == std::string::npos;
+  };
+  if (!separator_ok(options.item_separator, ',') || !separator_ok(options.key_separator, ':')) {
+    return InvalidArgumentError("JSON schema: separators must be ',' and ':', each followed by spaces only");
+  }
   return Status::Ok();
 }
 
@@ -34,7 +41,7 @@ StatusOr<Grammar> JsonSchemaToGrammar(std::string_view schema_json, const JsonSc
 StatusOr<Grammar> AnyJsonGrammar(const JsonSchemaOptions& options) {
   PAGODA_RETURN_IF_ERROR(CheckOptions(options));
   GrammarBuilder builder;
-  JsonGrammarPrimitives json(&builder, options.max_whitespace);
+  JsonGrammarPrimitives json(&builder, options.layout());
   builder.Define("root", json.AnyObject());
   return builder.Build("root", options.limits);
 }

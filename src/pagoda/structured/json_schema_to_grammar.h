@@ -18,15 +18,19 @@
 // "Structured outputs", lists what is supported.
 #pragma once
 
+#include <string>
 #include <string_view>
 
 #include "pagoda/base/status.h"
 #include "pagoda/structured/grammar.h"
 #include "pagoda/structured/grammar_builder.h"
+#include "pagoda/structured/json_grammar_primitives.h"
 
 namespace pagoda::structured {
 
 struct JsonSchemaOptions {
+  JsonLayout layout() const { return JsonLayout{max_whitespace, whitespace, item_separator, key_separator}; }
+
   static constexpr int kUnboundedWhitespace = -1;
 
   // The most whitespace bytes in one gap between tokens; 0 gives compact
@@ -34,6 +38,14 @@ struct JsonSchemaOptions {
   // by default: a small model can otherwise emit whitespace forever. 16
   // keeps pretty-printing with 2-space indents 7 levels deep.
   int max_whitespace = 16;
+  // Set: each gap between tokens is this instead (vLLM's
+  // whitespace_pattern), and max_whitespace does not apply.
+  ExprPtr whitespace;
+  // What separates items and a key from its value, before any gap:
+  // xgrammar's `separators`. With max_whitespace 0, ", " and ": " are
+  // xgrammar's any_whitespace=False.
+  std::string item_separator = ",";
+  std::string key_separator = ":";
   // xgrammar's strict_mode (its default, and vLLM's): an object schema
   // without additionalProperties allows no other properties, and an array
   // schema without items no items past prefixItems (so {"type": "array"}
