@@ -79,9 +79,17 @@ bool Nullable(const Expr& expr) {
 ExprPtr RegexRepeat(ExprPtr body, int min, int max) {
   if (max == 0) return Empty();
   if (min == 1 && max == 1) return body;
-  if (!Nullable(*body)) return Repeat(std::move(body), min, max);
-  ExprPtr non_empty = NonEmpty(body);
-  return non_empty ? Repeat(std::move(non_empty), 0, max) : Empty();
+  if (Nullable(*body)) {
+    body = NonEmpty(body);
+    if (!body) return Empty();
+    min = 0;
+  }
+  // (y{1,k}){n,} is y{n,}: one loop rather than two that split each run of
+  // y in many ways, all of which the matcher would follow.
+  if (max == Expr::kUnbounded && body->kind == Expr::Kind::kRepeat && body->min == 1) {
+    return Repeat(body->children[0], min, max);
+  }
+  return Repeat(std::move(body), min, max);
 }
 
 }  // namespace pagoda::structured

@@ -5,7 +5,8 @@
 // ways: nesting such repeats multiplies the matcher's stacks. A repeat of a
 // nullable body matches what the repeat of the body's non-empty strings
 // does (x{n,m} = (x minus ""){0,m} when x matches ""), so that is what is
-// built: (a*)* becomes (a+)*, (a?b?){2} becomes (ab?|b){0,2}.
+// built: (a?b?){2} becomes (ab?|b){0,2}. And since (y{1,k}){n,} is y{n,},
+// (a*)*, (a+)* and ((a*)*)* all become a*.
 #pragma once
 
 #include "pagoda/structured/expr.h"
@@ -16,7 +17,7 @@ namespace pagoda::structured {
 bool Nullable(const Expr& expr);
 
 // `body` from `min` to `max` (Expr::kUnbounded: no limit) times, with no
-// empty iteration.
+// iteration that can be empty.
 ExprPtr RegexRepeat(ExprPtr body, int min, int max);
 
 }  // namespace pagoda::structured
