@@ -109,3 +109,31 @@ def test_json_object(client):
         assert isinstance(json.loads(r.choices[0].message.content), dict)
     else:
         assert r.choices[0].message.content.startswith("{")
+
+
+@pytest.mark.parametrize("extra_body", [
+    {"guided_regex": r"[A-Z][a-z]{2,8}, [0-9]{1,3} (years|days)"},
+    {"structured_outputs": {"regex": r"(yes|no)(, because [a-z ]{1,30})?\."}},
+])
+def test_regex_outputs_match_in_full(client, extra_body):
+    """Python's re is the reference: every finished output matches whole."""
+    import re
+    pattern = extra_body.get("guided_regex") or extra_body["structured_outputs"]["regex"]
+    for seed in range(4):
+        r = client.completions.create(model=MODEL_NAME, prompt="Answer:", max_tokens=60, temperature=0.9, seed=seed,
+                                      extra_body=extra_body)
+        assert r.choices[0].finish_reason == "stop"
+        assert re.fullmatch(pattern, r.choices[0].text), r.choices[0].text
+
+
+def test_json_whitespace_pattern(client):
+    import json
+    import re
+    r = client.chat.completions.create(model=MODEL_NAME, messages=MESSAGES, max_tokens=200, temperature=0.8, seed=3,
+                                       extra_body={"guided_json": SCHEMA, "guided_whitespace_pattern": r"\n?"})
+    text = r.choices[0].message.content
+    assert r.choices[0].finish_reason == "stop"
+    assert json.loads(text).keys() == SCHEMA["properties"].keys()
+    # Outside strings, the only whitespace is at most one newline per gap.
+    outside = re.sub(r'"(?:[^"\\]|\\.)*"', '""', text)
+    assert " " not in outside and "\n\n" not in outside and "\t" not in outside

@@ -211,5 +211,25 @@ TEST(structured_json_schema_policy, TokenMasksMatchTryingEachToken) {
   EXPECT_TRUE(matcher.IsAccepting());
 }
 
+// pattern searches the decoded string (JSON Schema's semantics); the
+// anchors it has pin its ends, and matched quotes and backslashes are
+// spelled escaped.
+TEST(structured_json_schema_policy, PatternsSearchTheDecodedString) {
+  const auto anchored = Schema(R"({"type": "string", "pattern": "^[A-Z]{2}-[0-9]+$"})");
+  EXPECT_TRUE(Accepts(anchored, R"("AB-12")"));
+  EXPECT_FALSE(Accepts(anchored, R"("xAB-12")"));
+  EXPECT_FALSE(Accepts(anchored, R"("AB-12x")"));
+  const auto search = Schema(R"({"type": "string", "pattern": "ab"})");
+  EXPECT_TRUE(Accepts(search, R"("xxaby")"));
+  EXPECT_TRUE(Accepts(search, R"("ab")"));
+  EXPECT_FALSE(Accepts(search, R"("a-b")"));
+  const auto quoted = Schema(R"({"type": "string", "pattern": "^say \"hi\\\\\"$"})");
+  EXPECT_TRUE(Accepts(quoted, R"("say \"hi\\\"")"));
+  EXPECT_FALSE(Accepts(quoted, R"("say "hi\"")"));
+  const auto start_only = Schema(R"({"type": "string", "pattern": "^id_"})");
+  EXPECT_TRUE(Accepts(start_only, R"("id_42")"));
+  EXPECT_FALSE(Accepts(start_only, R"("my_id_42")"));
+}
+
 }  // namespace
 }  // namespace pagoda::structured

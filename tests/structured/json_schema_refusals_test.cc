@@ -42,9 +42,10 @@ TEST(structured_json_schema_refusals, UnsupportedKeywordsAreNamedWithTheirPointe
   }
 }
 
-TEST(structured_json_schema_refusals, PatternIsUnimplementedForNow) {
-  ExpectRefused(R"({"type": "object", "properties": {"code": {"type": "string", "pattern": "^[A-Z]+$"}}})",
-                StatusCode::kUnimplemented, {"'pattern'", "#/properties/code/pattern"});
+TEST(structured_json_schema_refusals, PatternsTheRegexFrontEndRefusesAreNamed) {
+  ExpectInvalid(R"({"type": "object", "properties": {"code": {"type": "string", "pattern": "(a)\\1"}}})",
+                {"'pattern'", "#/properties/code/pattern"});
+  ExpectInvalid(R"({"type": "string", "pattern": "^a|b$"})", {"'pattern'", "top-level alternatives"});
   // Where no string can appear, the pattern has nothing to constrain.
   EXPECT_TRUE(JsonSchemaToGrammar(R"({"type": "integer", "pattern": "^1$"})").ok());
 }

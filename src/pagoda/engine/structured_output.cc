@@ -7,6 +7,7 @@
 #include "pagoda/structured/ebnf.h"
 #include "pagoda/structured/grammar_builder.h"
 #include "pagoda/structured/json_schema_to_grammar.h"
+#include "pagoda/structured/regex_to_expr.h"
 
 namespace pagoda {
 namespace {
@@ -26,12 +27,34 @@ StatusOr<Grammar> ChoiceGrammar(const std::vector<std::string>& choices) {
 // JSON output's layout: xgrammar's any_whitespace=False, which the issue
 // and vLLM's disable_any_whitespace ask for: ", " and ": " and no other
 // whitespace, so that a model cannot pad its output without end.
-structured::JsonSchemaOptions JsonOptions() {
+// A whitespace_pattern (vLLM's, from outlines) is instead what each gap
+// between tokens must match, with bare separators.
+StatusOr<structured::JsonSchemaOptions> JsonOptions(const std::optional<std::string>& whitespace_pattern) {
   structured::JsonSchemaOptions options;
   options.max_whitespace = 0;
-  options.item_separator = ", ";
-  options.key_separator = ": ";
+  if (!whitespace_pattern) {
+    options.item_separator = ", ";
+    options.key_separator = ": ";
+    return options;
+  }
+  StatusOr<structured::ExprPtr> whitespace = structured::RegexToExpr(*whitespace_pattern);
+  if (!whitespace.ok()) {
+    return InvalidArgumentError("structured_outputs.whitespace_pattern: " + whitespace.status().message());
+  }
+  options.whitespace = *whitespace;
   return options;
+}
+
+// The key part that says which layout a JSON constraint has.
+std::string LayoutKey(const std::optional<std::string>& whitespace_pattern) {
+  return whitespace_pattern ? "ws=" + std::to_string(whitespace_pattern->size()) + ":" + *whitespace_pattern : "";
+}
+
+StatusOr<Grammar> RegexGrammar(const std::string& pattern) {
+  PAGODA_ASSIGN_OR_RETURN(structured::ExprPtr expr, structured::RegexToExpr(pattern));
+  structured::GrammarBuilder builder;
+  builder.Define("root", std::move(expr));
+  return builder.Build("root");
 }
 
 // A front end's refusal, prefixed with the request field it came from.
@@ -54,15 +77,24 @@ StatusOr<ConstraintSource> SourceOf(const StructuredOutputsParams& p) {
     return ConstraintSource{key, [choices = *p.choice] { return ChoiceGrammar(choices); }};
   }
   if (p.json) {
-    return ConstraintSource{"json:" + *p.json, [schema = *p.json]() -> StatusOr<Grammar> {
-                              return Named("structured_outputs.json",
-                                           structured::JsonSchemaToGrammar(schema, JsonOptions()));
+    return ConstraintSource{"json:" + LayoutKey(p.whitespace_pattern) + "\n" + *p.json,
+                            [schema = *p.json, ws = p.whitespace_pattern]() -> StatusOr<Grammar> {
+                              PAGODA_ASSIGN_OR_RETURN(const auto options, JsonOptions(ws));
+                              return Named("structured_outputs.json", structured::JsonSchemaToGrammar(schema, options));
                             }};
   }
   if (p.json_object) {
-    return ConstraintSource{"json_object", [] { return structured::AnyJsonGrammar(JsonOptions()); }};
+    return ConstraintSource{"json_object:" + LayoutKey(p.whitespace_pattern),
+                            [ws = p.whitespace_pattern]() -> StatusOr<Grammar> {
+                              PAGODA_ASSIGN_OR_RETURN(const auto options, JsonOptions(ws));
+                              return structured::AnyJsonGrammar(options);
+                            }};
   }
-  if (p.regex) return UnimplementedError("structured_outputs.regex is not supported yet");
+  if (p.regex) {
+    return ConstraintSource{"regex:" + *p.regex, [pattern = *p.regex] {
+                              return Named("structured_outputs.regex", RegexGrammar(pattern));
+                            }};
+  }
   if (p.grammar) {
     return ConstraintSource{"grammar:" + *p.grammar, [text = *p.grammar] {
                               return Named("structured_outputs.grammar", structured::EbnfToGrammar(text));
