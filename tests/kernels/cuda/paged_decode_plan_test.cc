@@ -85,6 +85,19 @@ TEST(PagedDecodePlanTest, RefusesWhatTheKernelDoesNotSupport) {
   EXPECT_EQ(code([](PagedDecodeShape& s) { s.block_size = 32; }), StatusCode::kOk);
 }
 
+TEST(PagedDecodePlanTest, RefusesMorePartitionsTimesKvHeadsThanAGridHolds) {
+  // The grid's x dimension counts partitions times KV heads' thread blocks.
+  PagedDecodeShape shape = Llama3(1, (int64_t{1} << 31) - 512);
+  shape.block_size = 256;
+  shape.max_blocks_per_seq = shape.max_seq_len / 256;
+  shape.num_kv_heads = 256;
+  shape.num_heads = 256;
+  EXPECT_TRUE(PlanPagedDecode(shape).ok());  // 8388606 partitions x 256 < 2^31
+  shape.num_kv_heads = 512;
+  shape.num_heads = 512;
+  EXPECT_EQ(PlanPagedDecode(shape).status().code(), StatusCode::kInvalidArgument);
+}
+
 // Calls refused before anything reaches the GPU (the pointers are never
 // dereferenced), so these run on any machine.
 class PagedDecodeAttentionArgumentsTest : public ::testing::Test {

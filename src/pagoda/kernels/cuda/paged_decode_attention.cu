@@ -5,23 +5,30 @@
 #include <cstdint>
 
 #include "pagoda/kernels/cuda/cuda_status.h"
+#include "pagoda/kernels/cuda/ptx.cuh"
 #include "pagoda/kernels/cuda/warp_reduce.cuh"
 
 namespace pagoda::kernels::cuda {
 namespace {
 
 // One thread block serves kHeads query heads of one KV head over one
-// partition of one sequence's context, in three passes over the partition:
-// scores q.k into shared memory (each K row read once for all kHeads heads),
-// their softmax, and the probability-weighted V rows. With more than one
-// partition, a second kernel combines the partitions' results by their
-// score maxima and sums of exponentials.
+// partition of one sequence's context, in a single pass: K and V rows stream
+// through a ring of shared-memory tiles filled by asynchronous copies
+// (kStages - 1 tiles in flight while the thread block works on one), and
+// each group of threads that shares a row keeps an online softmax (running
+// maximum, sum of exponentials, weighted V sum) over the positions it sees.
+// At the partition's end the groups' states are merged, and either give the
+// output (the sequence's only partition) or are left in the workspace for
+// CombinePartitionsKernel. Every thread reads back only the bytes it copied
+// itself, so the loop needs no barrier.
 constexpr int kThreads = 128;
 constexpr int kWarps = kThreads / 32;
-// K/V rows each thread loads before it uses the first: enough bytes in
-// flight to cover memory latency.
-constexpr int kUnroll = 4;
 constexpr int kPartition = static_cast<int>(kDecodePartitionTokens);
+// Tiles in the ring: each holds 8 KiB of K and V rows (2 x 16 bytes of each
+// per thread), so four are in flight per thread block, 32 KiB.
+constexpr int kStages = 5;
+// Scores are kept in base 2 (score * log2(e)), so exponentials are FastExp2.
+constexpr float kLog2e = 1.4426950408889634f;
 
 struct DecodeArgs {
   const void* q;
@@ -34,6 +41,7 @@ struct DecodeArgs {
   int64_t num_heads;
   int64_t num_kv_heads;
   int64_t head_chunks;
+  int64_t kv_groups;  // num_kv_heads * head_chunks: thread blocks per partition
   int64_t num_partitions;
   int block_shift;
   float scale;
@@ -45,29 +53,38 @@ struct DecodeArgs {
   float* partial_sum;
 };
 
-// How the threads share one K or V row of kHeadDim elements: kLanes
-// consecutive threads read it with 16-byte loads, kLoads each, and the
-// thread block reads kRows rows at once.
-template <typename T, int kHeadDim>
-struct RowGeometry {
+// How the threads share the K and V rows of kHeadDim elements: kLanes
+// consecutive threads (a row group) read a row with 16-byte loads, kLoads
+// each, kRows rows at once; a tile holds kTokens positions, kTokensPerThread
+// per row group, so that every thread copies 32 bytes of K and of V per tile.
+template <typename T, int kHeadDim, int kHeads>
+struct Geometry {
   static constexpr int kVec = 16 / static_cast<int>(sizeof(T));
   static constexpr int kLanes = kHeadDim / kVec < 32 ? kHeadDim / kVec : 32;
   static constexpr int kLoads = kHeadDim / (kVec * kLanes);
   static constexpr int kElems = kLoads * kVec;  // row elements per thread
   static constexpr int kRows = kThreads / kLanes;
-  static_assert(kLoads * kVec * kLanes == kHeadDim);
+  static constexpr int kChunks = kHeadDim * static_cast<int>(sizeof(T)) / 16;  // 16-byte chunks per row
+  static constexpr int kTokensPerThread = kLoads == 1 ? 2 : 1;
+  static constexpr int kTokens = kTokensPerThread * kRows;
+  static_assert(kLoads * kVec * kLanes == kHeadDim && kLanes * kLoads == kChunks);
+  static_assert(kTokensPerThread * kLoads == 2);
+  static_assert(kLanes >= kHeads, "each head's score needs a lane of the row group");
 };
 
-template <int kHeadDim, int kHeads>
+template <typename T, int kHeadDim, int kHeads>
 struct DecodeShared {
+  using G = Geometry<T, kHeadDim, kHeads>;
   union {
-    // Scaled scores of the partition's positions, then their exponentials.
-    float scores[kHeads][kPartition];
-    // Once the scores are used: each warp's weighted V sums.
-    float warp_sums[kWarps][kHeads][kHeadDim];
+    // The tile ring: [stage][K, V][position in the tile][chunk of the row].
+    uint4 tiles[kStages][2][G::kTokens * G::kChunks];
+    // Once the ring is drained: each warp's merged state, for WriteResult.
+    struct {
+      float max[kWarps][kHeads];
+      float sum[kWarps][kHeads];
+      float acc[kWarps][kHeads][kHeadDim];
+    } warps;
   };
-  float max[kHeads];
-  float sum[kHeads];
   // Ids of the blocks holding the partition's positions (a window may start
   // inside a block, so one more than the partition spans when aligned).
   int32_t blocks[kPartition + 1];
@@ -125,51 +142,34 @@ __device__ __forceinline__ float Narrow<float>(float x) { return x; }
 template <>
 __device__ __forceinline__ __nv_bfloat16 Narrow<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
+// 2^(x - reference), reference the running maximum, or 0 while that is
+// still -inf (no position seen): then x is -inf too and the result 0.
+__device__ __forceinline__ float Exp2From(float x, float maximum) {
+  return FastExp2(x - (maximum == -INFINITY ? 0.0f : maximum));
+}
+
 // What one thread block works on.
 struct Work {
   int64_t seq;
   int64_t kv_head;
-  int64_t head0;      // its first query head
-  int begin, end;     // positions of this partition it attends
+  int64_t head0;        // its first query head
+  int begin, end;       // positions of this partition it attends
   int64_t first_block;  // block-table index of position `begin`
 };
 
-// Element offset of position p's row for the block's KV head.
-template <int kHeadDim, int kHeads>
-__device__ __forceinline__ int64_t RowOffset(const DecodeArgs& a, const Work& w,
-                                             const DecodeShared<kHeadDim, kHeads>& sh, int p) {
-  const int64_t block = sh.blocks[(p >> a.block_shift) - w.first_block];
-  const int64_t slot = (block << a.block_shift) + (p & ((1 << a.block_shift) - 1));
-  return (slot * a.num_kv_heads + w.kv_head) * kHeadDim;
-}
-
-// Loads this thread's part of the rows of the next kUnroll * kRows
-// positions from `base` (zeros past the partition's end).
-template <typename T, int kHeadDim, int kHeads>
-__device__ __forceinline__ void LoadRows(const DecodeArgs& a, const Work& w, const DecodeShared<kHeadDim, kHeads>& sh,
-                                         const T* cache, int base,
-                                         uint4 (&raw)[kUnroll][RowGeometry<T, kHeadDim>::kLoads]) {
-  using G = RowGeometry<T, kHeadDim>;
-  const int lane = threadIdx.x % G::kLanes;
-  const int row = threadIdx.x / G::kLanes;
-#pragma unroll
-  for (int u = 0; u < kUnroll; ++u) {
-    const int p = base + u * G::kRows + row;
-#pragma unroll
-    for (int j = 0; j < G::kLoads; ++j) raw[u][j] = make_uint4(0, 0, 0, 0);
-    if (p < w.end) {
-      const T* row_ptr = cache + RowOffset(a, w, sh, p);
-#pragma unroll
-      for (int j = 0; j < G::kLoads; ++j) {
-        raw[u][j] = __ldg(reinterpret_cast<const uint4*>(row_ptr + (j * G::kLanes + lane) * G::kVec));
-      }
-    }
-  }
-}
+// A row group's online softmax over the positions it has seen, per head:
+// m the largest base-2 score, l the sum of exp2(score - m), acc this
+// thread's elements of the sum of exp2(score - m) * v.
+template <int kHeads, int kElems>
+struct SoftmaxState {
+  float m[kHeads];
+  float l[kHeads];
+  float acc[kHeads][kElems];
+};
 
 // Copies the partition's block ids to shared memory, checking each.
-template <int kHeadDim, int kHeads>
-__device__ void StageBlocks(const DecodeArgs& a, const Work& w, DecodeShared<kHeadDim, kHeads>& sh) {
+template <typename T, int kHeadDim, int kHeads>
+__device__ void StageBlocks(const DecodeArgs& a, const Work& w, DecodeShared<T, kHeadDim, kHeads>& sh) {
   const int32_t* table = a.block_tables + w.seq * a.max_blocks_per_seq;
   const int count = static_cast<int>(((w.end - 1) >> a.block_shift) - w.first_block + 1);
   for (int i = threadIdx.x; i < count; i += kThreads) {
@@ -182,8 +182,8 @@ __device__ void StageBlocks(const DecodeArgs& a, const Work& w, DecodeShared<kHe
 // This thread's elements of the kHeads query rows, in f32.
 template <typename T, int kHeadDim, int kHeads>
 __device__ void LoadQuery(const DecodeArgs& a, const Work& w,
-                          float (&q)[kHeads][RowGeometry<T, kHeadDim>::kElems]) {
-  using G = RowGeometry<T, kHeadDim>;
+                          float (&q)[kHeads][Geometry<T, kHeadDim, kHeads>::kElems]) {
+  using G = Geometry<T, kHeadDim, kHeads>;
   const int lane = threadIdx.x % G::kLanes;
 #pragma unroll
   for (int h = 0; h < kHeads; ++h) {
@@ -196,159 +196,245 @@ __device__ void LoadQuery(const DecodeArgs& a, const Work& w,
   }
 }
 
-// Pass 1: sh.scores[h][p - begin] = the scaled (and capped) q_h . k_p.
+// Queues the copies of this thread's chunks of K and V for tile `tile` of
+// the partition into ring stage `stage` (zeros past the partition's end).
 template <typename T, int kHeadDim, int kHeads>
-__device__ void ScorePartition(const DecodeArgs& a, const Work& w, DecodeShared<kHeadDim, kHeads>& sh) {
-  using G = RowGeometry<T, kHeadDim>;
-  static_assert(G::kLanes >= kHeads, "each head's score needs a lane of the row's group");
-  constexpr int kLanesPerHead = G::kLanes / kHeads;
+__device__ __forceinline__ void IssueTile(const DecodeArgs& a, const Work& w, DecodeShared<T, kHeadDim, kHeads>& sh,
+                                          int tile, int stage) {
+  using G = Geometry<T, kHeadDim, kHeads>;
   const int lane = threadIdx.x % G::kLanes;
   const int row = threadIdx.x / G::kLanes;
-  float q[kHeads][G::kElems];
-  LoadQuery<T, kHeadDim, kHeads>(a, w, q);
-  // Every thread runs the same iterations: SpreadSum needs whole warps.
-  for (int base = w.begin; base < w.end; base += G::kRows * kUnroll) {
-    uint4 raw[kUnroll][G::kLoads];
-    LoadRows<T, kHeadDim, kHeads>(a, w, sh, static_cast<const T*>(a.k), base, raw);
+  const int64_t lane_offset = w.kv_head * kHeadDim + lane * G::kVec;
+  const T* k = static_cast<const T*>(a.k) + lane_offset;
+  const T* v = static_cast<const T*>(a.v) + lane_offset;
+  const int64_t row_stride = a.num_kv_heads * kHeadDim;
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      float dot[kHeads] = {};
+  for (int u = 0; u < G::kTokensPerThread; ++u) {
+    const int slot = u * G::kRows + row;  // the row's place in the tile
+    const int p = w.begin + tile * G::kTokens + slot;
+    const bool valid = p < w.end;
+    int64_t offset = 0;
+    if (valid) {
+      const int64_t block = sh.blocks[(p >> a.block_shift) - w.first_block];
+      offset = ((block << a.block_shift) + (p & ((1 << a.block_shift) - 1))) * row_stride;
+    }
 #pragma unroll
-      for (int j = 0; j < G::kLoads; ++j) {
-        float k[G::kVec];
-        Widen16<T>(raw[u][j], k);
-#pragma unroll
-        for (int h = 0; h < kHeads; ++h) {
-#pragma unroll
-          for (int e = 0; e < G::kVec; ++e) dot[h] = fmaf(q[h][j * G::kVec + e], k[e], dot[h]);
-        }
-      }
-      SpreadSum<kHeads, kHeads, G::kLanes / 2>(dot, lane);
-      const int p = base + u * G::kRows + row;
-      if (p < w.end && lane % kLanesPerHead == 0) {
-        float s = dot[0] * a.scale;
-        if (a.softcap > 0.0f) s = tanhf(s * (1.0f / a.softcap)) * a.softcap;
-        sh.scores[lane / kLanesPerHead][p - w.begin] = s;
-      }
+    for (int j = 0; j < G::kLoads; ++j) {
+      const int chunk = slot * G::kChunks + j * G::kLanes + lane;
+      CopyAsync16(&sh.tiles[stage][0][chunk], k + offset + j * G::kLanes * G::kVec, valid);
+      CopyAsync16(&sh.tiles[stage][1][chunk], v + offset + j * G::kLanes * G::kVec, valid);
     }
   }
 }
 
-// Pass 2: the scores become exp(score - max); sh.max and sh.sum per head.
-template <int kHeadDim, int kHeads>
-__device__ void SoftmaxPartition(const Work& w, DecodeShared<kHeadDim, kHeads>& sh) {
-  const int warp = threadIdx.x / 32;
-  const int lane = threadIdx.x % 32;
-  const int n = w.end - w.begin;
-  for (int h = warp; h < kHeads; h += kWarps) {
-    float* s = sh.scores[h];
-    float mx = -INFINITY;
-    for (int i = lane; i < n; i += 32) mx = fmaxf(mx, s[i]);
-    mx = WarpMax(mx);
-    float sum = 0.0f;
-    for (int i = lane; i < n; i += 32) {
-      const float e = expf(s[i] - mx);
-      s[i] = e;
-      sum += e;
-    }
-    sum = WarpSum(sum);
-    if (lane == 0) {
-      sh.max[h] = mx;
-      sh.sum[h] = sum;
-    }
-  }
-}
-
-// Pass 3: sh.warp_sums[warp][h][d] = each warp's share of
-// sum_p exp(score_hp - max_h) * v_p[d].
+// Adds tile `tile`, landed in ring stage `stage`, to the row group's state:
+// its scores (each row's dot products summed over the group's lanes by
+// SpreadSum, then gathered so that every lane has every head's), then the
+// online softmax update and the weighted V rows.
 template <typename T, int kHeadDim, int kHeads>
-__device__ void WeighValues(const DecodeArgs& a, const Work& w, DecodeShared<kHeadDim, kHeads>& sh) {
-  using G = RowGeometry<T, kHeadDim>;
+__device__ __forceinline__ void ConsumeTile(const DecodeArgs& a, const Work& w,
+                                            const DecodeShared<T, kHeadDim, kHeads>& sh, int tile, int stage,
+                                            const float (&q)[kHeads][Geometry<T, kHeadDim, kHeads>::kElems],
+                                            SoftmaxState<kHeads, Geometry<T, kHeadDim, kHeads>::kElems>& st) {
+  using G = Geometry<T, kHeadDim, kHeads>;
   const int lane = threadIdx.x % G::kLanes;
   const int row = threadIdx.x / G::kLanes;
-  float acc[kHeads][G::kElems] = {};
-  for (int base = w.begin; base < w.end; base += G::kRows * kUnroll) {
-    uint4 raw[kUnroll][G::kLoads];
-    LoadRows<T, kHeadDim, kHeads>(a, w, sh, static_cast<const T*>(a.v), base, raw);
+  float s[G::kTokensPerThread][kHeads];
 #pragma unroll
-    for (int u = 0; u < kUnroll; ++u) {
-      const int p = base + u * G::kRows + row;
-      if (p >= w.end) continue;
-      float weight[kHeads];
+  for (int u = 0; u < G::kTokensPerThread; ++u) {
+    const int slot = u * G::kRows + row;
+    float dot[kHeads] = {};
 #pragma unroll
-      for (int h = 0; h < kHeads; ++h) weight[h] = sh.scores[h][p - w.begin];
+    for (int j = 0; j < G::kLoads; ++j) {
+      float k[G::kVec];
+      Widen16<T>(LoadShared16(&sh.tiles[stage][0][slot * G::kChunks + j * G::kLanes + lane]), k);
 #pragma unroll
-      for (int j = 0; j < G::kLoads; ++j) {
-        float v[G::kVec];
-        Widen16<T>(raw[u][j], v);
+      for (int h = 0; h < kHeads; ++h) {
 #pragma unroll
-        for (int h = 0; h < kHeads; ++h) {
-#pragma unroll
-          for (int e = 0; e < G::kVec; ++e) acc[h][j * G::kVec + e] = fmaf(weight[h], v[e], acc[h][j * G::kVec + e]);
-        }
+        for (int e = 0; e < G::kVec; ++e) dot[h] = fmaf(q[h][j * G::kVec + e], k[e], dot[h]);
       }
     }
-  }
-  // The rows a warp read at once: fold them onto its first row's lanes.
+    SpreadSum<kHeads, kHeads, G::kLanes / 2>(dot, lane);
+    // This lane now holds head lane / (kLanes / kHeads)'s dot product.
+    float score = dot[0] * a.scale;
+    if (a.softcap > 0.0f) score = tanhf(score * (1.0f / a.softcap)) * a.softcap;
+    score = w.begin + tile * G::kTokens + slot < w.end ? score * kLog2e : -INFINITY;
+    if constexpr (kHeads == 1) {
+      s[u][0] = score;
+    } else {
 #pragma unroll
-  for (int offset = G::kLanes; offset < 32; offset *= 2) {
-#pragma unroll
-    for (int h = 0; h < kHeads; ++h) {
-#pragma unroll
-      for (int i = 0; i < G::kElems; ++i) acc[h][i] += __shfl_xor_sync(kFullWarpMask, acc[h][i], offset);
+      for (int h = 0; h < kHeads; ++h) s[u][h] = __shfl_sync(kFullWarpMask, score, h * (G::kLanes / kHeads), G::kLanes);
     }
   }
-  __syncthreads();  // every thread is done with the scores, whose memory warp_sums reuses
-  if (threadIdx.x % 32 < G::kLanes) {
-    const int warp = threadIdx.x / 32;
+  // The online softmax update. The running sums are rescaled only when a
+  // maximum grew, which after the first tiles is rare.
+  float m[kHeads];
+  bool grew = false;
+#pragma unroll
+  for (int h = 0; h < kHeads; ++h) {
+    m[h] = st.m[h];
+#pragma unroll
+    for (int u = 0; u < G::kTokensPerThread; ++u) m[h] = fmaxf(m[h], s[u][h]);
+    grew |= m[h] > st.m[h];
+  }
+  if (grew) {
 #pragma unroll
     for (int h = 0; h < kHeads; ++h) {
+      const float rescale = Exp2From(st.m[h], m[h]);  // 1 where this head's maximum stayed
+      st.m[h] = m[h];
+      st.l[h] *= rescale;
 #pragma unroll
-      for (int j = 0; j < G::kLoads; ++j) {
+      for (int e = 0; e < G::kElems; ++e) st.acc[h][e] *= rescale;
+    }
+  }
+#pragma unroll
+  for (int h = 0; h < kHeads; ++h) {
+#pragma unroll
+    for (int u = 0; u < G::kTokensPerThread; ++u) {
+      s[u][h] = Exp2From(s[u][h], st.m[h]);
+      st.l[h] += s[u][h];
+    }
+  }
+#pragma unroll
+  for (int u = 0; u < G::kTokensPerThread; ++u) {
+    const int slot = u * G::kRows + row;
+#pragma unroll
+    for (int j = 0; j < G::kLoads; ++j) {
+      float v[G::kVec];
+      Widen16<T>(LoadShared16(&sh.tiles[stage][1][slot * G::kChunks + j * G::kLanes + lane]), v);
+#pragma unroll
+      for (int h = 0; h < kHeads; ++h) {
 #pragma unroll
         for (int e = 0; e < G::kVec; ++e) {
-          sh.warp_sums[warp][h][(j * G::kLanes + lane) * G::kVec + e] = acc[h][j * G::kVec + e];
+          st.acc[h][j * G::kVec + e] = fmaf(s[u][h], v[e], st.acc[h][j * G::kVec + e]);
         }
       }
     }
   }
 }
 
-// Sums the warps' shares (in warp order) and writes either the final output
-// (when this partition is the sequence's only one) or the partition's
-// unnormalised output, maximum and sum for CombinePartitionsKernel.
+// Streams the partition's K and V rows through the tile ring into the row
+// group's state: kStages - 1 tiles are queued ahead of the one in use; the
+// stage refilled each step is the one this thread finished with the step
+// before.
+template <typename T, int kHeadDim, int kHeads>
+__device__ void AttendPartition(const DecodeArgs& a, const Work& w, DecodeShared<T, kHeadDim, kHeads>& sh,
+                                const float (&q)[kHeads][Geometry<T, kHeadDim, kHeads>::kElems],
+                                SoftmaxState<kHeads, Geometry<T, kHeadDim, kHeads>::kElems>& st) {
+  using G = Geometry<T, kHeadDim, kHeads>;
+  const int tiles = (w.end - w.begin + G::kTokens - 1) / G::kTokens;
+#pragma unroll
+  for (int t = 0; t < kStages - 1; ++t) {
+    if (t < tiles) IssueTile(a, w, sh, t, t);
+    CommitAsyncCopies();  // empty groups too: every step then counts the same
+  }
+  int stage = 0;
+  for (int t = 0; t < tiles; ++t) {
+    WaitAsyncCopies<kStages - 2>();  // tile t has landed
+    const int refill = stage == 0 ? kStages - 1 : stage - 1;
+    if (t + kStages - 1 < tiles) IssueTile(a, w, sh, t + kStages - 1, refill);
+    CommitAsyncCopies();
+    ConsumeTile(a, w, sh, t, stage, q, st);
+    stage = stage == kStages - 1 ? 0 : stage + 1;
+  }
+  WaitAsyncCopies<0>();
+}
+
+// Merges the state of the row group `offset` lanes away into this one's
+// (both lanes end with the merged state).
+template <int kHeads, int kElems>
+__device__ __forceinline__ void MergeAcrossLanes(SoftmaxState<kHeads, kElems>& st, int offset) {
+#pragma unroll
+  for (int h = 0; h < kHeads; ++h) {
+    const float other_m = __shfl_xor_sync(kFullWarpMask, st.m[h], offset);
+    const float other_l = __shfl_xor_sync(kFullWarpMask, st.l[h], offset);
+    const float m = fmaxf(st.m[h], other_m);
+    const float mine = Exp2From(st.m[h], m);
+    const float theirs = Exp2From(other_m, m);
+    st.m[h] = m;
+    st.l[h] = st.l[h] * mine + other_l * theirs;
+#pragma unroll
+    for (int e = 0; e < kElems; ++e) {
+      st.acc[h][e] = st.acc[h][e] * mine + __shfl_xor_sync(kFullWarpMask, st.acc[h][e], offset) * theirs;
+    }
+  }
+}
+
+// Merges the row groups' states (within each warp by shuffles, then the
+// warps' in warp order) and writes either the final output (when this
+// partition is the sequence's only one) or the partition's unnormalised
+// output, maximum and sum for CombinePartitionsKernel.
 template <typename T, int kHeadDim, int kHeads>
 __device__ void WriteResult(const DecodeArgs& a, const Work& w, int64_t partition, bool only_partition,
-                            const DecodeShared<kHeadDim, kHeads>& sh) {
+                            DecodeShared<T, kHeadDim, kHeads>& sh,
+                            SoftmaxState<kHeads, Geometry<T, kHeadDim, kHeads>::kElems>& st) {
+  using G = Geometry<T, kHeadDim, kHeads>;
+#pragma unroll
+  for (int offset = G::kLanes; offset < 32; offset *= 2) MergeAcrossLanes(st, offset);
+  __syncthreads();  // every thread is done with the ring, whose memory sh.warps reuses
+  const int warp = threadIdx.x / 32;
+  const int lane = threadIdx.x % 32;
+  if (lane < G::kLanes) {
+#pragma unroll
+    for (int h = 0; h < kHeads; ++h) {
+      if (lane == 0) {
+        sh.warps.max[warp][h] = st.m[h];
+        sh.warps.sum[warp][h] = st.l[h];
+      }
+#pragma unroll
+      for (int j = 0; j < G::kLoads; ++j) {
+#pragma unroll
+        for (int e = 0; e < G::kVec; e += 4) {
+          *reinterpret_cast<float4*>(&sh.warps.acc[warp][h][(j * G::kLanes + lane) * G::kVec + e]) =
+              make_float4(st.acc[h][j * G::kVec + e], st.acc[h][j * G::kVec + e + 1], st.acc[h][j * G::kVec + e + 2],
+                          st.acc[h][j * G::kVec + e + 3]);
+        }
+      }
+    }
+  }
+  __syncthreads();
   for (int i = threadIdx.x; i < kHeads * kHeadDim; i += kThreads) {
     const int h = i / kHeadDim;
     const int d = i % kHeadDim;
+    float m = -INFINITY;
+#pragma unroll
+    for (int k = 0; k < kWarps; ++k) m = fmaxf(m, sh.warps.max[k][h]);
+    float sum = 0.0f;
     float total = 0.0f;
 #pragma unroll
-    for (int warp = 0; warp < kWarps; ++warp) total += sh.warp_sums[warp][h][d];
+    for (int k = 0; k < kWarps; ++k) {
+      const float weight = Exp2From(sh.warps.max[k][h], m);
+      sum = fmaf(sh.warps.sum[k][h], weight, sum);
+      total = fmaf(sh.warps.acc[k][h][d], weight, total);
+    }
     const int64_t head_row = w.seq * a.num_heads + w.head0 + h;
     if (only_partition) {
-      static_cast<T*>(a.out)[head_row * kHeadDim + d] = Narrow<T>(total / sh.sum[h]);
+      static_cast<T*>(a.out)[head_row * kHeadDim + d] = Narrow<T>(total / sum);
     } else {
       const int64_t part_row = head_row * a.num_partitions + partition;
       a.partial_out[part_row * kHeadDim + d] = total;
       if (d == 0) {
-        a.partial_max[part_row] = sh.max[h];
-        a.partial_sum[part_row] = sh.sum[h];
+        a.partial_max[part_row] = m;
+        a.partial_sum[part_row] = sum;
       }
     }
   }
 }
 
-// Grid: (partition, KV head * head_chunks + chunk, sequence).
+// Grid: (partition * kv_groups + KV head * head_chunks + chunk, sequence):
+// the thread blocks of one partition's KV heads are consecutive, so they run
+// together and read each position's rows of all KV heads, which lie side by
+// side, at about the same time.
 template <typename T, int kHeadDim, int kHeads>
 __global__ void __launch_bounds__(kThreads) PagedDecodeKernel(const DecodeArgs a) {
-  __shared__ DecodeShared<kHeadDim, kHeads> sh;
-  const int64_t partition = blockIdx.x;
+  __shared__ DecodeShared<T, kHeadDim, kHeads> sh;
+  const unsigned kv_groups = static_cast<unsigned>(a.kv_groups);
+  const int64_t partition = blockIdx.x / kv_groups;
+  const int64_t kv_group = blockIdx.x % kv_groups;
   Work w;
-  w.seq = blockIdx.z;
-  w.kv_head = blockIdx.y / a.head_chunks;
-  w.head0 = w.kv_head * (a.num_heads / a.num_kv_heads) + (blockIdx.y % a.head_chunks) * kHeads;
+  w.seq = blockIdx.y;
+  w.kv_head = kv_group / a.head_chunks;
+  w.head0 = w.kv_head * (a.num_heads / a.num_kv_heads) + (kv_group % a.head_chunks) * kHeads;
   const Span span = AttendedSpan(a.seq_lens[w.seq], a.sliding_window);
   if (span.last_partition < span.first_partition) {  // a padding row: zeros
     if (partition == 0) {
@@ -365,56 +451,104 @@ __global__ void __launch_bounds__(kThreads) PagedDecodeKernel(const DecodeArgs a
   if (w.begin >= w.end) return;  // outside the window, or past this sequence's end
   w.first_block = w.begin >> a.block_shift;
   StageBlocks(a, w, sh);
-  __syncthreads();
-  ScorePartition<T, kHeadDim, kHeads>(a, w, sh);
-  __syncthreads();
-  SoftmaxPartition(w, sh);
-  __syncthreads();
-  WeighValues<T, kHeadDim, kHeads>(a, w, sh);
-  __syncthreads();
-  WriteResult<T, kHeadDim, kHeads>(a, w, partition, span.first_partition == span.last_partition, sh);
+  using G = Geometry<T, kHeadDim, kHeads>;
+  float q[kHeads][G::kElems];
+  LoadQuery<T, kHeadDim, kHeads>(a, w, q);
+  SoftmaxState<kHeads, G::kElems> st;
+#pragma unroll
+  for (int h = 0; h < kHeads; ++h) {
+    st.m[h] = -INFINITY;
+    st.l[h] = 0.0f;
+#pragma unroll
+    for (int e = 0; e < G::kElems; ++e) st.acc[h][e] = 0.0f;
+  }
+  __syncthreads();  // the block ids are staged
+  AttendPartition<T, kHeadDim, kHeads>(a, w, sh, q, st);
+  WriteResult<T, kHeadDim, kHeads>(a, w, partition, span.first_partition == span.last_partition, sh, st);
 }
 
-// Grid: (query head, sequence). out = sum_i partial_out_i * exp(max_i - M) /
-// sum_i partial_sum_i * exp(max_i - M), M the largest max_i, over the
-// sequence's partitions in order.
-template <typename T>
-__global__ void __launch_bounds__(kThreads) CombinePartitionsKernel(const DecodeArgs a, int head_dim) {
+constexpr int kCombineThreads = 128;
+constexpr int kCombineWarps = kCombineThreads / 32;
+
+// The maximum or sum of every thread's x, in the same order every time;
+// `scratch` holds kCombineWarps floats and is free again when it returns.
+template <bool kMax>
+__device__ __forceinline__ float BlockReduce(float x, float* scratch) {
+  x = kMax ? WarpMax(x) : WarpSum(x);
+  if (threadIdx.x % 32 == 0) scratch[threadIdx.x / 32] = x;
+  __syncthreads();
+  float total = scratch[0];
+#pragma unroll
+  for (int i = 1; i < kCombineWarps; ++i) total = kMax ? fmaxf(total, scratch[i]) : total + scratch[i];
+  __syncthreads();
+  return total;
+}
+
+// Grid: (query head, sequence). out = sum_i partial_out_i * w_i /
+// sum_i partial_sum_i * w_i, w_i = exp2(max_i - M), M the largest max_i,
+// over the sequence's partitions in order; the weights of up to
+// kCombineThreads partitions at a time are computed once, in shared memory.
+template <typename T, int kHeadDim>
+__global__ void __launch_bounds__(kCombineThreads) CombinePartitionsKernel(const DecodeArgs a) {
+  __shared__ float scratch[kCombineWarps];
+  __shared__ float weights[kCombineThreads];
+  constexpr int kPerThread = (kHeadDim + kCombineThreads - 1) / kCombineThreads;
   const int64_t head = blockIdx.x;
   const int64_t seq = blockIdx.y;
   const Span span = AttendedSpan(a.seq_lens[seq], a.sliding_window);
   if (span.last_partition <= span.first_partition) return;  // written by PagedDecodeKernel
   if (span.last_partition >= a.num_partitions) __trap();
-  const int64_t part_row = (seq * a.num_heads + head) * a.num_partitions;
-  float mx = -INFINITY;
-  for (int p = span.first_partition; p <= span.last_partition; ++p) mx = fmaxf(mx, a.partial_max[part_row + p]);
+  const int64_t part_row = (seq * a.num_heads + head) * a.num_partitions + span.first_partition;
+  const float* maxima = a.partial_max + part_row;
+  const float* sums = a.partial_sum + part_row;
+  const float* outs = a.partial_out + part_row * kHeadDim;
+  const int count = span.last_partition - span.first_partition + 1;
+  float m = -INFINITY;
+  for (int i = threadIdx.x; i < count; i += kCombineThreads) m = fmaxf(m, maxima[i]);
+  m = BlockReduce<true>(m, scratch);
   float sum = 0.0f;
-  for (int p = span.first_partition; p <= span.last_partition; ++p) {
-    sum = fmaf(a.partial_sum[part_row + p], expf(a.partial_max[part_row + p] - mx), sum);
-  }
-  for (int d = threadIdx.x; d < head_dim; d += kThreads) {
-    float total = 0.0f;
-    for (int p = span.first_partition; p <= span.last_partition; ++p) {
-      total = fmaf(a.partial_out[(part_row + p) * head_dim + d], expf(a.partial_max[part_row + p] - mx), total);
+  for (int i = threadIdx.x; i < count; i += kCombineThreads) sum = fmaf(sums[i], FastExp2(maxima[i] - m), sum);
+  sum = BlockReduce<false>(sum, scratch);
+  float total[kPerThread] = {};
+  for (int base = 0; base < count; base += kCombineThreads) {
+    const int n = min(kCombineThreads, count - base);
+    if (threadIdx.x < n) weights[threadIdx.x] = FastExp2(maxima[base + threadIdx.x] - m);
+    __syncthreads();
+#pragma unroll
+    for (int r = 0; r < kPerThread; ++r) {
+      const int d = r * kCombineThreads + threadIdx.x;
+      if (d >= kHeadDim) break;
+      const float* column = outs + static_cast<int64_t>(base) * kHeadDim + d;
+#pragma unroll 8
+      for (int i = 0; i < n; ++i) total[r] = fmaf(column[static_cast<int64_t>(i) * kHeadDim], weights[i], total[r]);
     }
-    static_cast<T*>(a.out)[(seq * a.num_heads + head) * head_dim + d] = Narrow<T>(total / sum);
+    __syncthreads();  // the weights are used before the next chunk's replace them
+  }
+  T* out = static_cast<T*>(a.out) + (seq * a.num_heads + head) * kHeadDim;
+#pragma unroll
+  for (int r = 0; r < kPerThread; ++r) {
+    const int d = r * kCombineThreads + threadIdx.x;
+    if (d < kHeadDim) out[d] = Narrow<T>(total[r] / sum);
   }
 }
 
 template <typename T, int kHeadDim, int kHeads>
 void LaunchDecode(const DecodeArgs& a, const PagedDecodePlan& plan, int64_t num_seqs, cudaStream_t stream) {
-  const dim3 grid(static_cast<unsigned>(plan.num_partitions), static_cast<unsigned>(a.num_kv_heads * plan.head_chunks),
-                  static_cast<unsigned>(num_seqs));
+  const dim3 grid(static_cast<unsigned>(plan.num_partitions * a.kv_groups), static_cast<unsigned>(num_seqs));
   PagedDecodeKernel<T, kHeadDim, kHeads><<<grid, kThreads, 0, stream>>>(a);
 }
 
 template <typename T, int kHeadDim>
 void LaunchForHeads(const DecodeArgs& a, const PagedDecodePlan& plan, int64_t num_seqs, cudaStream_t stream) {
   switch (plan.heads_per_block) {
-    case 8: return LaunchDecode<T, kHeadDim, 8>(a, plan, num_seqs, stream);
-    case 4: return LaunchDecode<T, kHeadDim, 4>(a, plan, num_seqs, stream);
-    case 2: return LaunchDecode<T, kHeadDim, 2>(a, plan, num_seqs, stream);
-    default: return LaunchDecode<T, kHeadDim, 1>(a, plan, num_seqs, stream);
+    case 8: LaunchDecode<T, kHeadDim, 8>(a, plan, num_seqs, stream); break;
+    case 4: LaunchDecode<T, kHeadDim, 4>(a, plan, num_seqs, stream); break;
+    case 2: LaunchDecode<T, kHeadDim, 2>(a, plan, num_seqs, stream); break;
+    default: LaunchDecode<T, kHeadDim, 1>(a, plan, num_seqs, stream); break;
+  }
+  if (plan.num_partitions > 1) {
+    const dim3 grid(static_cast<unsigned>(a.num_heads), static_cast<unsigned>(num_seqs));
+    CombinePartitionsKernel<T, kHeadDim><<<grid, kCombineThreads, 0, stream>>>(a);
   }
 }
 
@@ -425,10 +559,6 @@ void Launch(const DecodeArgs& a, const PagedDecodePlan& plan, int64_t num_seqs, 
     case 64: LaunchForHeads<T, 64>(a, plan, num_seqs, stream); break;
     case 128: LaunchForHeads<T, 128>(a, plan, num_seqs, stream); break;
     default: LaunchForHeads<T, 256>(a, plan, num_seqs, stream); break;
-  }
-  if (plan.num_partitions > 1) {
-    const dim3 grid(static_cast<unsigned>(a.num_heads), static_cast<unsigned>(num_seqs));
-    CombinePartitionsKernel<T><<<grid, kThreads, 0, stream>>>(a, static_cast<int>(head_dim));
   }
 }
 
@@ -480,6 +610,7 @@ Status PagedDecodeAttention(const void* q, int64_t num_heads, const KvCacheLayer
                         .num_heads = num_heads,
                         .num_kv_heads = cache.num_kv_heads,
                         .head_chunks = plan.head_chunks,
+                        .kv_groups = cache.num_kv_heads * plan.head_chunks,
                         .num_partitions = plan.num_partitions,
                         .block_shift = plan.block_shift,
                         .scale = params.scale,

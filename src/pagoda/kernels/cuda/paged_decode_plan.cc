@@ -8,7 +8,9 @@
 namespace pagoda::kernels::cuda {
 namespace {
 
-// CUDA's limit on a grid's y and z dimensions (heads and sequences).
+// CUDA's limits on a grid's x dimension (partitions times KV heads' thread
+// blocks) and its y and z dimensions (sequences).
+constexpr int64_t kMaxGridX = std::numeric_limits<int32_t>::max();
 constexpr int64_t kMaxGridYZ = 65535;
 // Positions are int32 on the device (seq_lens are), partition ends included.
 constexpr int64_t kMaxSeqLen = std::numeric_limits<int32_t>::max() - kDecodePartitionTokens;
@@ -71,6 +73,10 @@ StatusOr<PagedDecodePlan> PlanPagedDecode(const PagedDecodeShape& shape) {
     return InvalidArgumentError("too many heads for one grid: " + std::to_string(shape.num_heads));
   }
   plan.num_partitions = std::max<int64_t>(1, (shape.max_seq_len + kDecodePartitionTokens - 1) / kDecodePartitionTokens);
+  if (plan.num_partitions * shape.num_kv_heads * plan.head_chunks > kMaxGridX) {
+    return InvalidArgumentError("too many partitions of " + std::to_string(shape.max_seq_len) + " positions for " +
+                                std::to_string(shape.num_heads) + " heads in one grid");
+  }
   plan.block_shift = std::countr_zero(static_cast<uint64_t>(shape.block_size));
   if (plan.num_partitions > 1) {
     const size_t rows = static_cast<size_t>(shape.num_seqs * shape.num_heads * plan.num_partitions);
