@@ -3,7 +3,12 @@
 // shuffled over the arena): the time of one call (both kernels) by CUDA
 // events, and the K/V bytes it must read per second beside this GPU's
 // device-to-device copy bandwidth (bytes read plus bytes written per second,
-// the most a kernel streaming memory can expect). One line per case.
+// the most a kernel streaming memory can expect). One line per case and
+// kernel: the library's, and (unless --variant=library) the baseline kernel
+// of cuda_paged_attention_baseline.cuh on the same inputs, with the largest
+// difference between their outputs.
+//
+//   pagoda_bench_cuda_paged_attention [--variant=both|library|baseline]
 #include <cuda_bf16.h>
 #include <cuda_runtime_api.h>
 
@@ -14,9 +19,12 @@
 #include <cstdlib>
 #include <numeric>
 #include <random>
+#include <string>
 #include <vector>
 
+#include "cuda_paged_attention_baseline.cuh"
 #include "pagoda/kernels/cuda/paged_decode_attention.cuh"
+#include "pagoda/tensor/half.h"
 
 namespace {
 
@@ -108,12 +116,31 @@ std::vector<int32_t> ShuffledBlockTables(int64_t batch, int64_t blocks_per_seq) 
   return tables;
 }
 
-void RunCase(int64_t batch, int64_t context, double copy_bytes_per_second) {
+enum class Variant { kBoth, kLibrary, kBaseline };
+
+// The largest |x - y| over the largest |y| of two bf16 outputs.
+double RelativeDifference(const std::vector<uint16_t>& x, const std::vector<uint16_t>& y) {
+  double diff = 0.0, largest = 0.0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double a = pagoda::BF16ToF32(x[i]), b = pagoda::BF16ToF32(y[i]);
+    diff = std::max(diff, std::fabs(a - b));
+    largest = std::max(largest, std::fabs(b));
+  }
+  return largest > 0.0 ? diff / largest : diff;
+}
+
+std::vector<uint16_t> ToHost(const Buffer& b, size_t elems) {
+  std::vector<uint16_t> host(elems);
+  Check(cudaMemcpy(host.data(), b.ptr, elems * 2, cudaMemcpyDeviceToHost), "copy output");
+  return host;
+}
+
+void RunCase(int64_t batch, int64_t context, double copy_bytes_per_second, Variant variant) {
   const int64_t blocks_per_seq = (context + kBlockSize - 1) / kBlockSize;
   const int64_t num_blocks = batch * blocks_per_seq;
   const size_t arena_elems = static_cast<size_t>(num_blocks * kBlockSize * kKvHeads * kHeadDim);
   const size_t q_elems = static_cast<size_t>(batch * kHeads * kHeadDim);
-  Buffer k(arena_elems * 2), v(arena_elems * 2), q(q_elems * 2), out(q_elems * 2);
+  Buffer k(arena_elems * 2), v(arena_elems * 2), q(q_elems * 2), out(q_elems * 2), baseline_out(q_elems * 2);
   Fill(k.ptr, arena_elems, 1);
   Fill(v.ptr, arena_elems, 2);
   Fill(q.ptr, q_elems, 3);
@@ -130,23 +157,59 @@ void RunCase(int64_t batch, int64_t context, double copy_bytes_per_second) {
   Check(plan.status());
   Buffer workspace(plan->workspace_bytes);
   const AttentionParams params{.scale = 1.0f / std::sqrt(static_cast<float>(kHeadDim))};
-  const float ms = TimeMs([&] {
-    Check(PagedDecodeAttention(q.ptr, kHeads, cache, decode, params, out.ptr, workspace.ptr, plan->workspace_bytes,
-                               nullptr));
-  });
-  Check(cudaDeviceSynchronize(), "paged decode attention");
   const double kv_bytes = 2.0 * static_cast<double>(batch * context * kKvHeads * kHeadDim) * 2;
-  const double kv_bytes_per_second = kv_bytes / (ms * 1e-3);
-  std::printf(
-      "paged decode attention, batch %4lld x context %5lld (32/8 heads x 128, bf16, block 16, %lld partitions): "
-      "%8.3f ms, K/V read %6.0f GB/s = %5.1f%% of the copy's %6.0f GB/s\n",
-      static_cast<long long>(batch), static_cast<long long>(context), static_cast<long long>(plan->num_partitions), ms,
-      kv_bytes_per_second * 1e-9, 100.0 * kv_bytes_per_second / copy_bytes_per_second, copy_bytes_per_second * 1e-9);
+  auto report = [&](const char* name, float ms, const std::string& extra) {
+    const double kv_bytes_per_second = kv_bytes / (ms * 1e-3);
+    std::printf(
+        "paged decode attention (%s), batch %4lld x context %5lld (32/8 heads x 128, bf16, block 16, %lld "
+        "partitions): %8.3f ms, K/V read %6.0f GB/s = %5.1f%% of the copy's %6.0f GB/s%s\n",
+        name, static_cast<long long>(batch), static_cast<long long>(context),
+        static_cast<long long>(plan->num_partitions), ms, kv_bytes_per_second * 1e-9,
+        100.0 * kv_bytes_per_second / copy_bytes_per_second, copy_bytes_per_second * 1e-9, extra.c_str());
+  };
+  if (variant != Variant::kBaseline) {
+    const float ms = TimeMs([&] {
+      Check(PagedDecodeAttention(q.ptr, kHeads, cache, decode, params, out.ptr, workspace.ptr, plan->workspace_bytes,
+                                 nullptr));
+    });
+    Check(cudaDeviceSynchronize(), "paged decode attention");
+    report("library", ms, "");
+  }
+  if (variant != Variant::kLibrary) {
+    const float ms = TimeMs([&] {
+      pagoda::kernels::cuda::baseline::PagedDecodeAttention(q.ptr, kHeads, cache, decode, params, *plan,
+                                                            baseline_out.ptr, workspace.ptr, nullptr);
+      Check(cudaGetLastError(), "baseline launch");
+    });
+    Check(cudaDeviceSynchronize(), "baseline paged decode attention");
+    std::string extra;
+    if (variant == Variant::kBoth) {
+      char text[96];
+      std::snprintf(text, sizeof(text), "; outputs differ by at most %.1e of the largest",
+                    RelativeDifference(ToHost(out, q_elems), ToHost(baseline_out, q_elems)));
+      extra = text;
+    }
+    report("baseline", ms, extra);
+  }
 }
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  Variant variant = Variant::kBoth;
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--variant=both") {
+      variant = Variant::kBoth;
+    } else if (arg == "--variant=library") {
+      variant = Variant::kLibrary;
+    } else if (arg == "--variant=baseline") {
+      variant = Variant::kBaseline;
+    } else {
+      std::fprintf(stderr, "usage: %s [--variant=both|library|baseline]\n", argv[0]);
+      return 2;
+    }
+  }
   int devices = 0;
   if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
     std::fprintf(stderr, "no CUDA device\n");
@@ -159,7 +222,7 @@ int main() {
               prop.multiProcessorCount, copy * 1e-9);
   for (auto [batch, context] :
        {std::pair<int64_t, int64_t>{64, 4096}, {256, 1024}, {16, 16384}, {1, 4096}, {1, 32768}}) {
-    RunCase(batch, context, copy);
+    RunCase(batch, context, copy, variant);
   }
   return 0;
 }
