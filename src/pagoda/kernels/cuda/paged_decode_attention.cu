@@ -157,13 +157,15 @@ struct Work {
   int64_t first_block;  // block-table index of position `begin`
 };
 
-// A row group's online softmax over the positions it has seen, per head:
-// m the largest base-2 score, l the sum of exp2(score - m), acc this
-// thread's elements of the sum of exp2(score - m) * v.
+// A row group's online softmax over the positions it has seen. Each lane
+// keeps m, the largest base-2 score, and l, the sum of exp2(score - m), of
+// one head, HeadOfLane's (the lanes of a head hold the same values, and
+// HolderLane's are the ones used), and acc, its elements of every head's sum
+// of exp2(score - m) * v.
 template <int kHeads, int kElems>
 struct SoftmaxState {
-  float m[kHeads];
-  float l[kHeads];
+  float m;
+  float l;
   float acc[kHeads][kElems];
 };
 
@@ -227,10 +229,19 @@ __device__ __forceinline__ void IssueTile(const DecodeArgs& a, const Work& w, De
   }
 }
 
+// The head whose score, maximum and sum a lane holds (lane: its place in the
+// row group), and the first lane of the row group holding head h, the one
+// the others take that head's values from.
+template <typename G, int kHeads>
+__device__ __forceinline__ int HeadOfLane(int lane) { return lane / (G::kLanes / kHeads); }
+template <typename G, int kHeads>
+__device__ __forceinline__ int HolderLane(int h) { return h * (G::kLanes / kHeads); }
+
 // Adds tile `tile`, landed in ring stage `stage`, to the row group's state:
 // its scores (each row's dot products summed over the group's lanes by
-// SpreadSum, then gathered so that every lane has every head's), then the
-// online softmax update and the weighted V rows.
+// SpreadSum, which leaves each lane with its head's), the online softmax
+// update of each lane's head, and the rows of V weighted by every head's
+// probabilities, gathered from their holder lanes.
 template <typename T, int kHeadDim, int kHeads>
 __device__ __forceinline__ void ConsumeTile(const DecodeArgs& a, const Work& w,
                                             const DecodeShared<T, kHeadDim, kHeads>& sh, int tile, int stage,
@@ -239,7 +250,7 @@ __device__ __forceinline__ void ConsumeTile(const DecodeArgs& a, const Work& w,
   using G = Geometry<T, kHeadDim, kHeads>;
   const int lane = threadIdx.x % G::kLanes;
   const int row = threadIdx.x / G::kLanes;
-  float s[G::kTokensPerThread][kHeads];
+  float s[G::kTokensPerThread];  // this lane's head's base-2 scores
 #pragma unroll
   for (int u = 0; u < G::kTokensPerThread; ++u) {
     const int slot = u * G::kRows + row;
@@ -255,45 +266,33 @@ __device__ __forceinline__ void ConsumeTile(const DecodeArgs& a, const Work& w,
       }
     }
     SpreadSum<kHeads, kHeads, G::kLanes / 2>(dot, lane);
-    // This lane now holds head lane / (kLanes / kHeads)'s dot product.
-    float score = dot[0] * a.scale;
+    float score = dot[0] * a.scale;  // this lane's head's
     if (a.softcap > 0.0f) score = tanhf(score * (1.0f / a.softcap)) * a.softcap;
-    score = w.begin + tile * G::kTokens + slot < w.end ? score * kLog2e : -INFINITY;
-    if constexpr (kHeads == 1) {
-      s[u][0] = score;
-    } else {
-#pragma unroll
-      for (int h = 0; h < kHeads; ++h) s[u][h] = __shfl_sync(kFullWarpMask, score, h * (G::kLanes / kHeads), G::kLanes);
-    }
+    s[u] = w.begin + tile * G::kTokens + slot < w.end ? score * kLog2e : -INFINITY;
   }
-  // The online softmax update. The running sums are rescaled only when a
-  // maximum grew, which after the first tiles is rare.
-  float m[kHeads];
-  bool grew = false;
+  // The online softmax update of this lane's head. The running sums are
+  // rescaled only when a maximum grew, which after the first tiles is rare.
+  float m = st.m;
 #pragma unroll
-  for (int h = 0; h < kHeads; ++h) {
-    m[h] = st.m[h];
-#pragma unroll
-    for (int u = 0; u < G::kTokensPerThread; ++u) m[h] = fmaxf(m[h], s[u][h]);
-    grew |= m[h] > st.m[h];
-  }
-  if (grew) {
+  for (int u = 0; u < G::kTokensPerThread; ++u) m = fmaxf(m, s[u]);
+  if (__any_sync(kFullWarpMask, m > st.m)) {
+    const float rescale = Exp2From(st.m, m);  // 1 where the maximum stayed
+    st.l *= rescale;
 #pragma unroll
     for (int h = 0; h < kHeads; ++h) {
-      const float rescale = Exp2From(st.m[h], m[h]);  // 1 where this head's maximum stayed
-      st.m[h] = m[h];
-      st.l[h] *= rescale;
+      const float head_rescale = __shfl_sync(kFullWarpMask, rescale, HolderLane<G, kHeads>(h), G::kLanes);
 #pragma unroll
-      for (int e = 0; e < G::kElems; ++e) st.acc[h][e] *= rescale;
+      for (int e = 0; e < G::kElems; ++e) st.acc[h][e] *= head_rescale;
     }
   }
+  st.m = m;
+  float weight[G::kTokensPerThread][kHeads];
 #pragma unroll
-  for (int h = 0; h < kHeads; ++h) {
+  for (int u = 0; u < G::kTokensPerThread; ++u) {
+    const float p = Exp2From(s[u], m);
+    st.l += p;
 #pragma unroll
-    for (int u = 0; u < G::kTokensPerThread; ++u) {
-      s[u][h] = Exp2From(s[u][h], st.m[h]);
-      st.l[h] += s[u][h];
-    }
+    for (int h = 0; h < kHeads; ++h) weight[u][h] = __shfl_sync(kFullWarpMask, p, HolderLane<G, kHeads>(h), G::kLanes);
   }
 #pragma unroll
   for (int u = 0; u < G::kTokensPerThread; ++u) {
@@ -306,7 +305,7 @@ __device__ __forceinline__ void ConsumeTile(const DecodeArgs& a, const Work& w,
       for (int h = 0; h < kHeads; ++h) {
 #pragma unroll
         for (int e = 0; e < G::kVec; ++e) {
-          st.acc[h][j * G::kVec + e] = fmaf(s[u][h], v[e], st.acc[h][j * G::kVec + e]);
+          st.acc[h][j * G::kVec + e] = fmaf(weight[u][h], v[e], st.acc[h][j * G::kVec + e]);
         }
       }
     }
@@ -341,21 +340,23 @@ __device__ void AttendPartition(const DecodeArgs& a, const Work& w, DecodeShared
 }
 
 // Merges the state of the row group `offset` lanes away into this one's
-// (both lanes end with the merged state).
-template <int kHeads, int kElems>
-__device__ __forceinline__ void MergeAcrossLanes(SoftmaxState<kHeads, kElems>& st, int offset) {
+// (both end with the merged state).
+template <typename G, int kHeads>
+__device__ __forceinline__ void MergeAcrossLanes(SoftmaxState<kHeads, G::kElems>& st, int offset) {
+  const float other_m = __shfl_xor_sync(kFullWarpMask, st.m, offset);
+  const float other_l = __shfl_xor_sync(kFullWarpMask, st.l, offset);
+  const float m = fmaxf(st.m, other_m);
+  const float mine = Exp2From(st.m, m);
+  const float theirs = Exp2From(other_m, m);
+  st.m = m;
+  st.l = st.l * mine + other_l * theirs;
 #pragma unroll
   for (int h = 0; h < kHeads; ++h) {
-    const float other_m = __shfl_xor_sync(kFullWarpMask, st.m[h], offset);
-    const float other_l = __shfl_xor_sync(kFullWarpMask, st.l[h], offset);
-    const float m = fmaxf(st.m[h], other_m);
-    const float mine = Exp2From(st.m[h], m);
-    const float theirs = Exp2From(other_m, m);
-    st.m[h] = m;
-    st.l[h] = st.l[h] * mine + other_l * theirs;
+    const float head_mine = __shfl_sync(kFullWarpMask, mine, HolderLane<G, kHeads>(h), G::kLanes);
+    const float head_theirs = __shfl_sync(kFullWarpMask, theirs, HolderLane<G, kHeads>(h), G::kLanes);
 #pragma unroll
-    for (int e = 0; e < kElems; ++e) {
-      st.acc[h][e] = st.acc[h][e] * mine + __shfl_xor_sync(kFullWarpMask, st.acc[h][e], offset) * theirs;
+    for (int e = 0; e < G::kElems; ++e) {
+      st.acc[h][e] = st.acc[h][e] * head_mine + __shfl_xor_sync(kFullWarpMask, st.acc[h][e], offset) * head_theirs;
     }
   }
 }
@@ -370,17 +371,17 @@ __device__ void WriteResult(const DecodeArgs& a, const Work& w, int64_t partitio
                             SoftmaxState<kHeads, Geometry<T, kHeadDim, kHeads>::kElems>& st) {
   using G = Geometry<T, kHeadDim, kHeads>;
 #pragma unroll
-  for (int offset = G::kLanes; offset < 32; offset *= 2) MergeAcrossLanes(st, offset);
+  for (int offset = G::kLanes; offset < 32; offset *= 2) MergeAcrossLanes<G, kHeads>(st, offset);
   __syncthreads();  // every thread is done with the ring, whose memory sh.warps reuses
   const int warp = threadIdx.x / 32;
   const int lane = threadIdx.x % 32;
   if (lane < G::kLanes) {
+    if (lane == HolderLane<G, kHeads>(HeadOfLane<G, kHeads>(lane))) {
+      sh.warps.max[warp][HeadOfLane<G, kHeads>(lane)] = st.m;
+      sh.warps.sum[warp][HeadOfLane<G, kHeads>(lane)] = st.l;
+    }
 #pragma unroll
     for (int h = 0; h < kHeads; ++h) {
-      if (lane == 0) {
-        sh.warps.max[warp][h] = st.m[h];
-        sh.warps.sum[warp][h] = st.l[h];
-      }
 #pragma unroll
       for (int j = 0; j < G::kLoads; ++j) {
 #pragma unroll
@@ -455,10 +456,10 @@ __global__ void __launch_bounds__(kThreads) PagedDecodeKernel(const DecodeArgs a
   float q[kHeads][G::kElems];
   LoadQuery<T, kHeadDim, kHeads>(a, w, q);
   SoftmaxState<kHeads, G::kElems> st;
+  st.m = -INFINITY;
+  st.l = 0.0f;
 #pragma unroll
   for (int h = 0; h < kHeads; ++h) {
-    st.m[h] = -INFINITY;
-    st.l[h] = 0.0f;
 #pragma unroll
     for (int e = 0; e < G::kElems; ++e) st.acc[h][e] = 0.0f;
   }
@@ -486,13 +487,18 @@ __device__ __forceinline__ float BlockReduce(float x, float* scratch) {
 
 // Grid: (query head, sequence). out = sum_i partial_out_i * w_i /
 // sum_i partial_sum_i * w_i, w_i = exp2(max_i - M), M the largest max_i,
-// over the sequence's partitions in order; the weights of up to
-// kCombineThreads partitions at a time are computed once, in shared memory.
+// over the sequence's partitions. The weights of up to kCombineThreads
+// partitions at a time are computed once, in shared memory; each thread sums
+// 4 columns of every kGroups-th partition with 16-byte loads, and the groups'
+// sums are added in group order.
 template <typename T, int kHeadDim>
 __global__ void __launch_bounds__(kCombineThreads) CombinePartitionsKernel(const DecodeArgs a) {
+  constexpr int kColumns = kHeadDim / 4;                // of 4 floats
+  constexpr int kGroups = kCombineThreads / kColumns;  // threads per column
+  static_assert(kGroups * kColumns == kCombineThreads);
   __shared__ float scratch[kCombineWarps];
   __shared__ float weights[kCombineThreads];
-  constexpr int kPerThread = (kHeadDim + kCombineThreads - 1) / kCombineThreads;
+  __shared__ float4 group_totals[kGroups][kColumns];
   const int64_t head = blockIdx.x;
   const int64_t seq = blockIdx.y;
   const Span span = AttendedSpan(a.seq_lens[seq], a.sliding_window);
@@ -501,7 +507,6 @@ __global__ void __launch_bounds__(kCombineThreads) CombinePartitionsKernel(const
   const int64_t part_row = (seq * a.num_heads + head) * a.num_partitions + span.first_partition;
   const float* maxima = a.partial_max + part_row;
   const float* sums = a.partial_sum + part_row;
-  const float* outs = a.partial_out + part_row * kHeadDim;
   const int count = span.last_partition - span.first_partition + 1;
   float m = -INFINITY;
   for (int i = threadIdx.x; i < count; i += kCombineThreads) m = fmaxf(m, maxima[i]);
@@ -509,26 +514,41 @@ __global__ void __launch_bounds__(kCombineThreads) CombinePartitionsKernel(const
   float sum = 0.0f;
   for (int i = threadIdx.x; i < count; i += kCombineThreads) sum = fmaf(sums[i], FastExp2(maxima[i] - m), sum);
   sum = BlockReduce<false>(sum, scratch);
-  float total[kPerThread] = {};
+  const int column = threadIdx.x % kColumns;
+  const int group = threadIdx.x / kColumns;
+  const float4* outs = reinterpret_cast<const float4*>(a.partial_out + part_row * kHeadDim) + column;
+  float4 total = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
   for (int base = 0; base < count; base += kCombineThreads) {
     const int n = min(kCombineThreads, count - base);
     if (threadIdx.x < n) weights[threadIdx.x] = FastExp2(maxima[base + threadIdx.x] - m);
     __syncthreads();
-#pragma unroll
-    for (int r = 0; r < kPerThread; ++r) {
-      const int d = r * kCombineThreads + threadIdx.x;
-      if (d >= kHeadDim) break;
-      const float* column = outs + static_cast<int64_t>(base) * kHeadDim + d;
 #pragma unroll 8
-      for (int i = 0; i < n; ++i) total[r] = fmaf(column[static_cast<int64_t>(i) * kHeadDim], weights[i], total[r]);
+    for (int i = group; i < n; i += kGroups) {
+      const float4 x = outs[static_cast<int64_t>(base + i) * kColumns];
+      const float weight = weights[i];
+      total.x = fmaf(x.x, weight, total.x);
+      total.y = fmaf(x.y, weight, total.y);
+      total.z = fmaf(x.z, weight, total.z);
+      total.w = fmaf(x.w, weight, total.w);
     }
     __syncthreads();  // the weights are used before the next chunk's replace them
   }
-  T* out = static_cast<T*>(a.out) + (seq * a.num_heads + head) * kHeadDim;
+  group_totals[group][column] = total;
+  __syncthreads();
+  if (threadIdx.x < kColumns) {
+    float4 t = group_totals[0][column];
 #pragma unroll
-  for (int r = 0; r < kPerThread; ++r) {
-    const int d = r * kCombineThreads + threadIdx.x;
-    if (d < kHeadDim) out[d] = Narrow<T>(total[r] / sum);
+    for (int g = 1; g < kGroups; ++g) {
+      t.x += group_totals[g][column].x;
+      t.y += group_totals[g][column].y;
+      t.z += group_totals[g][column].z;
+      t.w += group_totals[g][column].w;
+    }
+    T* out = static_cast<T*>(a.out) + (seq * a.num_heads + head) * kHeadDim + 4 * column;
+    out[0] = Narrow<T>(t.x / sum);
+    out[1] = Narrow<T>(t.y / sum);
+    out[2] = Narrow<T>(t.z / sum);
+    out[3] = Narrow<T>(t.w / sum);
   }
 }
 
