@@ -65,8 +65,8 @@ TEST(structured_regex_to_expr, AcceptsExactlyWhatPythonFullmatchAccepts) {
     }
   }
   EXPECT_GE(patterns.size(), 90u);
-  EXPECT_GE(strings, 2000u);
-  EXPECT_GE(matches, 1000u);
+  EXPECT_GE(strings, 4000u);
+  EXPECT_GE(matches, 1400u);
 }
 
 TEST(structured_regex_to_expr, EveryPrefixOfAMatchCanContinue) {
