@@ -45,7 +45,9 @@ std::vector<FixturePattern> LoadFixture() {
     const auto json = nlohmann::json::parse(line);
     FixturePattern& entry = patterns.emplace_back();
     entry.pattern = json.at("pattern").get<std::string>();
-    for (const auto& c : json.at("cases")) entry.cases.push_back({c.at("text").get<std::string>(), c.at("match").get<bool>()});
+    for (const auto& c : json.at("cases")) {
+      entry.cases.push_back({c.at("text").get<std::string>(), c.at("match").get<bool>()});
+    }
   }
   return patterns;
 }

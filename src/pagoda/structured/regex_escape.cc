@@ -120,7 +120,9 @@ RegexEscape CodePoint(char32_t c) { return RegexEscape{false, c, {}}; }
 // \0 and up to two more octal digits, as Python reads it.
 RegexEscape Octal(RegexScanner& scanner) {
   char32_t value = 0;
-  for (int i = 0; i < 2 && scanner.Peek() >= '0' && scanner.Peek() <= '7'; ++i) value = value * 8 + (scanner.Next() - '0');
+  for (int i = 0; i < 2 && scanner.Peek() >= '0' && scanner.Peek() <= '7'; ++i) {
+    value = value * 8 + (scanner.Next() - '0');
+  }
   return CodePoint(value);
 }
 
