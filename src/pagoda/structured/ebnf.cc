@@ -4,46 +4,18 @@
 #include <utility>
 
 #include "pagoda/structured/ebnf_parser.h"
+#include "pagoda/structured/grammar_build_error.h"
 
 namespace pagoda::structured {
 namespace {
 
-// The rule of the text that a GrammarBuilder rule name stands for: the name
-// itself, or an auxiliary rule "name_N" made while lowering `name`.
-const EbnfRule* SourceRule(std::string name, const std::map<std::string, const EbnfRule*>& rules) {
-  for (;;) {
-    if (auto it = rules.find(name); it != rules.end()) return it->second;
-    const size_t underscore = name.rfind('_');
-    if (underscore == std::string::npos || underscore + 1 == name.size() ||
-        name.find_first_not_of("0123456789", underscore + 1) != std::string::npos) {
-      return nullptr;
-    }
-    name.resize(underscore);
-  }
-}
-
-// GrammarBuilder's refusal ("grammar: ... 'rule' ..." or "... through a -> b
-// -> a ..."), placed at the first rule of the text that it names.
+// GrammarBuilder's refusal, placed at the first rule of the text that it
+// names.
 Status PlaceBuildError(const Status& status, const std::map<std::string, const EbnfRule*>& rules) {
-  std::string what = status.message();
-  if (what.starts_with("grammar: ")) what.erase(0, 9);
-  const EbnfRule* rule = nullptr;
-  if (const size_t quote = what.find('\''); quote != std::string::npos) {
-    const size_t end = what.find('\'', quote + 1);
-    if (end != std::string::npos) rule = SourceRule(what.substr(quote + 1, end - quote - 1), rules);
-  }
-  if (const size_t through = what.find(" through "); rule == nullptr && through != std::string::npos) {
-    size_t at = through + 9;
-    while (rule == nullptr && at < what.size()) {
-      const size_t end = what.find_first_of(" ", at);
-      const std::string name = what.substr(at, end == std::string::npos ? std::string::npos : end - at);
-      rule = SourceRule(name, rules);
-      if (end == std::string::npos || what.compare(end, 4, " -> ") != 0) break;
-      at = end + 4;
-    }
-  }
   if (status.code() != StatusCode::kInvalidArgument) return status;
-  return EbnfError(rule != nullptr ? rule->position : EbnfPosition{}, what);
+  const BuilderRefusal refusal =
+      ReadBuilderRefusal(status, [&](const std::string& name) { return rules.contains(name); });
+  return EbnfError(refusal.rule.empty() ? EbnfPosition{} : rules.at(refusal.rule)->position, refusal.what);
 }
 
 }  // namespace
