@@ -219,17 +219,17 @@ TEST(structured_ebnf, RefusalsNameLineAndColumn) {
        "are not supported"},
       // Lark.
       {"start: \"a\"",
-       "ebnf: line 1, column 1: 'start:' looks like a Lark grammar, which is not supported: write GBNF rules "
-       "'name ::= ...' starting from 'root ::= ...'"},
+       "ebnf: line 1, column 1: 'start:' looks like Lark, which a GBNF grammar cannot mix in: write GBNF rules "
+       "'name ::= ...' starting from 'root ::= ...', or the whole grammar in Lark (without '::=')"},
       {"?start: value\nvalue: \"a\"",
-       "ebnf: line 1, column 1: '?start' looks like a Lark grammar, which is not supported: "
-       "write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
+       "ebnf: line 1, column 1: '?start' looks like Lark, which a GBNF grammar cannot mix in: "
+       "write GBNF rules 'name ::= ...' starting from 'root ::= ...', or the whole grammar in Lark (without '::=')"},
       {"root ::= \"a\"\nvalue : \"a\"",
-       "ebnf: line 2, column 1: 'value:' looks like a Lark grammar, which is not supported: "
-       "write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
+       "ebnf: line 2, column 1: 'value:' looks like Lark, which a GBNF grammar cannot mix in: "
+       "write GBNF rules 'name ::= ...' starting from 'root ::= ...', or the whole grammar in Lark (without '::=')"},
       {"%import common.WS\nroot ::= \"a\"",
-       "ebnf: line 1, column 1: '%import' looks like a Lark grammar, which is not "
-       "supported: write GBNF rules 'name ::= ...' starting from 'root ::= ...'"},
+       "ebnf: line 1, column 1: '%import' looks like Lark, which a GBNF grammar cannot mix in: "
+       "write GBNF rules 'name ::= ...' starting from 'root ::= ...', or the whole grammar in Lark (without '::=')"},
       // Columns count code points.
       {"root ::= \"\xC3\xA9\xE4\xB8\xAD\" x", "ebnf: line 1, column 15: rule 'x' is used but not defined"},
       {"root ::= \"a\"\r\n\r\n  x", "ebnf: line 3, column 3: rule 'x' is used but not defined"},

@@ -24,8 +24,9 @@
 // EbnfOptions::max_repeat, nesting over max_nesting, left recursion that is
 // not direct (GrammarBuilder), grammars over the size limits, xgrammar's
 // extensions (macros such as TagDispatch(...) and Regex(...), lookahead
-// assertions `(= ...)`, rule options `name[...]`), and Lark grammars
-// (`start: ...`), which must be written as GBNF with `root ::=`.
+// assertions `(= ...)`, rule options `name[...]`), and Lark rules and
+// directives (`start: ...`, `%import`): a Lark grammar goes to LarkToGrammar
+// (lark.h; GrammarFromText in grammar_text.h picks the dialect).
 #pragma once
 
 #include <string>

@@ -69,7 +69,11 @@ std::optional<char32_t> SimpleEscape(int c) {
     case 'v': return U'\v';
     case 'e': return char32_t{0x1B};
     case '0': return char32_t{0};
-    case '\\': case '"': case '\'': case '?': case '/': return static_cast<char32_t>(c);
+    case '\\':
+    case '"':
+    case '\'':
+    case '?':
+    case '/': return static_cast<char32_t>(c);
     default: return std::nullopt;
   }
 }
@@ -250,9 +254,9 @@ class Parser {
 
   Status LarkError(EbnfPosition at, const std::string& what) const {
     return EbnfError(at, "'" + what +
-                             "' looks like a Lark grammar, which is not supported: write GBNF rules "
+                             "' looks like Lark, which a GBNF grammar cannot mix in: write GBNF rules "
                              "'name ::= ...' starting from '" +
-                             options_.root_rule + " ::= ...'");
+                             options_.root_rule + " ::= ...', or the whole grammar in Lark (without '::=')");
   }
 
   // ---- Expressions.
