@@ -4,7 +4,7 @@
 #include <string>
 #include <utility>
 
-#include "pagoda/structured/ebnf.h"
+#include "pagoda/structured/grammar_text.h"
 #include "pagoda/structured/grammar_builder.h"
 #include "pagoda/structured/json_schema_to_grammar.h"
 #include "pagoda/structured/regex_to_expr.h"
@@ -97,7 +97,7 @@ StatusOr<ConstraintSource> SourceOf(const StructuredOutputsParams& p) {
   }
   if (p.grammar) {
     return ConstraintSource{"grammar:" + *p.grammar, [text = *p.grammar] {
-                              return Named("structured_outputs.grammar", structured::EbnfToGrammar(text));
+                              return Named("structured_outputs.grammar", structured::GrammarFromText(text));
                             }};
   }
   return InvalidArgumentError("structured_outputs: no constraint");
