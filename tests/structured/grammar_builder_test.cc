@@ -8,6 +8,7 @@ namespace pagoda::structured {
 namespace {
 
 using testing::Accepts;
+using testing::AcceptsPrefix;
 using testing::BuildOrDie;
 
 TEST(structured_grammar_builder, LowersRepeatsAndChoicesIntoRules) {
@@ -82,6 +83,47 @@ TEST(structured_grammar_builder, TooLargeIsRefusedInBoundedTime) {
   GrammarBuilder nested;
   nested.Define("root", deep);
   EXPECT_NE(nested.Build("root").status().message().find("nested over"), std::string::npos);
+}
+
+TEST(structured_grammar_builder, AlternativesOverEmptyByteSetsArePruned) {
+  GrammarBuilder builder;
+  builder.Define("root", Choice({Sequence({Literal("a"), RuleRef("dead")}), Literal("b"), RuleRef("maybe")}));
+  builder.Define("dead", Sequence({Literal("x"), Bytes(ByteSet())}));
+  builder.Define("maybe", Sequence({Star(Sequence({Bytes(ByteSet()), Literal("y")})), Literal("c")}));
+  const auto grammar = BuildOrDie(builder);
+  ASSERT_NE(grammar, nullptr);
+  GrammarMatcher matcher(grammar);
+  EXPECT_TRUE(matcher.NextBytes().Contains('b'));
+  EXPECT_TRUE(matcher.NextBytes().Contains('c'));
+  EXPECT_FALSE(matcher.NextBytes().Contains('a'));
+  EXPECT_TRUE(Accepts(grammar, "b"));
+  EXPECT_TRUE(Accepts(grammar, "c"));
+  EXPECT_FALSE(AcceptsPrefix(grammar, "y"));
+
+  GrammarBuilder nothing;
+  nothing.Define("root", Sequence({Literal("a"), Bytes(ByteSet())}));
+  EXPECT_EQ(nothing.Build("root").status().message(), "grammar: rule 'root' derives no finite text (nothing satisfies it)");
+  nothing.SetUnsatisfiableMessage("front end: nothing matches");
+  EXPECT_EQ(nothing.Build("root").status().message(), "front end: nothing matches");
+}
+
+TEST(structured_grammar_builder, SharedNodesAreLoweredOnce) {
+  // Each level offers two branches that share the level below: lowered per
+  // use, 60 levels would be 2^60 rules.
+  ExprPtr level = Literal("z");
+  for (int i = 0; i < 60; ++i) {
+    level = Choice({Sequence({Literal("a"), level}), Sequence({Literal("b"), Optional(level)})});
+  }
+  GrammarBuilder builder;
+  builder.Define("root", level);
+  const auto grammar = BuildOrDie(builder);
+  ASSERT_NE(grammar, nullptr);
+  EXPECT_LT(grammar->NumSymbols(), 1000u);
+  EXPECT_TRUE(Accepts(grammar, std::string(60, 'a') + "z"));
+  EXPECT_TRUE(Accepts(grammar, "b"));
+  EXPECT_TRUE(Accepts(grammar, "abab"));
+  EXPECT_FALSE(Accepts(grammar, "a"));
+  EXPECT_FALSE(Accepts(grammar, std::string(61, 'a') + "z"));
 }
 
 }  // namespace

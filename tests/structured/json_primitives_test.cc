@@ -14,6 +14,12 @@
 namespace pagoda::structured {
 namespace {
 
+JsonLayout CompactLayout() {
+  JsonLayout layout;
+  layout.max_whitespace = 0;
+  return layout;
+}
+
 using testing::Accepts;
 using testing::BuildOrDie;
 
@@ -46,9 +52,10 @@ TEST(structured_json_primitives, IntegerRangesMatchTheirValues) {
     std::optional<int64_t> lo, hi;
   };
   const Case cases[] = {{-120, 37}, {0, 100}, {1, 1}, {-5, -1}, {17, std::nullopt}, {std::nullopt, -17},
-                        {std::nullopt, 5}, {-3, std::nullopt}, {0, std::nullopt}, {5, 3}};
+                        {std::nullopt, 5}, {-3, std::nullopt}, {0, std::nullopt}};
   for (const Case& c : cases) {
     const auto grammar = Of(IntegerRange(c.lo, c.hi));
+    ASSERT_NE(grammar, nullptr);
     for (int v = -1200; v <= 1200; ++v) {
       const bool in = (!c.lo || v >= *c.lo) && (!c.hi || v <= *c.hi);
       ASSERT_EQ(Accepts(grammar, std::to_string(v)), in) << v;
@@ -57,6 +64,9 @@ TEST(structured_json_primitives, IntegerRangesMatchTheirValues) {
     EXPECT_EQ(Accepts(grammar, "-0"), zero);
     for (const char* bad : {"", "01", "-", "+1", "1.0", "--1", "00"}) EXPECT_FALSE(Accepts(grammar, bad)) << bad;
   }
+  GrammarBuilder empty;  // lo > hi: no integer, so no grammar
+  empty.Define("root", IntegerRange(5, 3));
+  EXPECT_FALSE(empty.Build("root").ok());
   const auto extreme = Of(IntegerRange(INT64_MIN, INT64_MAX));
   EXPECT_TRUE(Accepts(extreme, "-9223372036854775808"));
   EXPECT_TRUE(Accepts(extreme, "9223372036854775807"));
@@ -67,7 +77,7 @@ TEST(structured_json_primitives, IntegerRangesMatchTheirValues) {
 
 TEST(structured_json_primitives, StringCharactersFollowJsonEscapes) {
   GrammarBuilder builder;
-  JsonGrammarPrimitives json(&builder, JsonLayout{.max_whitespace = 0});
+  JsonGrammarPrimitives json(&builder, CompactLayout());
   builder.Define("root", json.String());
   const auto grammar = BuildOrDie(builder);
   for (const char* good : {R"("")", R"("abc")", R"("\"\\\/\b\f\n\r\t")", R"("\u0041\u00e9\uFFFF")",
@@ -84,7 +94,7 @@ TEST(structured_json_primitives, StringCharactersFollowJsonEscapes) {
 
 TEST(structured_json_primitives, NumbersFollowTheJsonGrammar) {
   GrammarBuilder builder;
-  JsonGrammarPrimitives json(&builder, JsonLayout{.max_whitespace = 0});
+  JsonGrammarPrimitives json(&builder, CompactLayout());
   builder.Define("root", json.Number());
   const auto grammar = BuildOrDie(builder);
   for (const char* good : {"0", "-0", "12", "-12.5", "0.0001", "1e5", "1E+5", "1e-05", "-0.0e0", "9007199254740993"}) {

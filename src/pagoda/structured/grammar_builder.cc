@@ -3,6 +3,7 @@
 #include <deque>
 #include <utility>
 
+#include "pagoda/structured/grammar_pruning.h"
 #include "pagoda/structured/left_recursion.h"
 
 namespace pagoda::structured {
@@ -91,13 +92,21 @@ class Lowering {
         return Status::Ok();
       case Expr::Kind::kChoice: {
         if (expr.children.size() == 1) return Append(*expr.children[0], depth + 1, out);
+        if (const auto it = lowered_.find(&expr); it != lowered_.end()) return AppendLowered(it->second, out);
         const int32_t choice = NewAuxiliaryRule();
         for (const ExprPtr& child : expr.children) PAGODA_RETURN_IF_ERROR(AddAlternative(choice, *child, depth));
         out->push_back(Symbol::Rule(choice));
+        lowered_.emplace(&expr, Grammar::Alternative{Symbol::Rule(choice)});
         return Status::Ok();
       }
-      case Expr::Kind::kRepeat:
-        return AppendRepeat(expr, depth, out);
+      case Expr::Kind::kRepeat: {
+        if (const auto it = lowered_.find(&expr); it != lowered_.end()) return AppendLowered(it->second, out);
+        Grammar::Alternative repeat;
+        PAGODA_RETURN_IF_ERROR(AppendRepeat(expr, depth, &repeat));
+        out->insert(out->end(), repeat.begin(), repeat.end());
+        lowered_.emplace(&expr, std::move(repeat));
+        return Status::Ok();
+      }
       case Expr::Kind::kRule: {
         PAGODA_ASSIGN_OR_RETURN(const int32_t id, RuleId(expr.rule));
         out->push_back(Symbol::Rule(id));
@@ -105,6 +114,15 @@ class Lowering {
       }
     }
     return InternalError("grammar: unknown expression kind");
+  }
+
+  // The symbols an expression node was lowered to before: a node that
+  // several places share (a nested nullable repeat's rewriting does) is
+  // lowered once, or the grammar could grow exponentially with the nesting.
+  Status AppendLowered(const Grammar::Alternative& symbols, Grammar::Alternative* out) {
+    PAGODA_RETURN_IF_ERROR(Spend(symbols.size()));
+    out->insert(out->end(), symbols.begin(), symbols.end());
+    return Status::Ok();
   }
 
   // min copies of the child, then a right-recursive tail: "x*" is
@@ -149,6 +167,9 @@ class Lowering {
   Grammar* grammar_;
   std::map<std::string, int32_t> ids_;
   std::map<ByteSet, int32_t> byte_set_ids_;
+  // Choice and repeat nodes already lowered; the rules' expressions outlive
+  // the lowering, so their addresses stay unique.
+  std::map<const Expr*, Grammar::Alternative> lowered_;
   std::deque<std::pair<int32_t, ExprPtr>> pending_;
   size_t symbols_ = 0;
   int32_t current_ = 0;
@@ -173,6 +194,10 @@ StatusOr<Grammar> GrammarBuilder::Build(const std::string& root, const GrammarLi
   if (!defined_twice_.empty()) return InvalidArgumentError("grammar: rule '" + defined_twice_[0] + "' is defined twice");
   Grammar grammar;
   PAGODA_RETURN_IF_ERROR(Lowering(rules_, limits, &grammar).Run(root));
+  const std::string unsatisfiable = unsatisfiable_message_.empty()
+                                        ? "grammar: rule '" + root + "' derives no finite text (nothing satisfies it)"
+                                        : unsatisfiable_message_;
+  PAGODA_RETURN_IF_ERROR(PruneUnproductiveRules(&grammar, unsatisfiable));
   PAGODA_RETURN_IF_ERROR(RemoveLeftRecursion(&grammar));
   return grammar;
 }

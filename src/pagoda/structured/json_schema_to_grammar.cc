@@ -1,6 +1,5 @@
 #include "pagoda/structured/json_schema_to_grammar.h"
 
-#include "pagoda/structured/grammar_pruning.h"
 #include "pagoda/structured/json_grammar_primitives.h"
 #include "pagoda/structured/json_schema_converter.h"
 #include "pagoda/structured/json_schema_parse.h"
@@ -30,12 +29,9 @@ StatusOr<Grammar> JsonSchemaToGrammar(std::string_view schema_json, const JsonSc
   PAGODA_ASSIGN_OR_RETURN(const Json schema, ParseSchemaText(schema_json, options.max_depth));
   GrammarBuilder builder;
   PAGODA_RETURN_IF_ERROR(JsonSchemaConverter(schema, options, &builder).ConvertRoot());
-  PAGODA_ASSIGN_OR_RETURN(Grammar grammar, builder.Build("root", options.limits));
-  if (!PruneUnproductiveRules(&grammar).ok()) {
-    return InvalidArgumentError("JSON schema: no finite JSON value satisfies the schema (a required property or "
-                                "item recurses without end)");
-  }
-  return grammar;
+  builder.SetUnsatisfiableMessage(
+      "JSON schema: no finite JSON value satisfies the schema (a required property or item recurses without end)");
+  return builder.Build("root", options.limits);
 }
 
 StatusOr<Grammar> AnyJsonGrammar(const JsonSchemaOptions& options) {

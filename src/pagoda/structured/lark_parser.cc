@@ -36,9 +36,18 @@ bool IsTerminalName(std::string_view name) {
   return true;
 }
 
+// 'text', appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on
+// "'" + std::string(text).
+std::string Quoted(std::string_view text) {
+  std::string quoted = "'";
+  quoted += text;
+  quoted += "'";
+  return quoted;
+}
+
 Status BadName(const LarkToken& token) {
-  return LarkError(token.position, "'" + std::string(token.text) +
-                                       "' is neither a rule name (lowercase letters, digits and '_', as in "
+  return LarkError(token.position, Quoted(token.text) +
+                                       " is neither a rule name (lowercase letters, digits and '_', as in "
                                        "my_rule) nor a terminal name (uppercase, as in MY_TERMINAL)");
 }
 
@@ -47,7 +56,7 @@ std::string Describe(const LarkToken& token) {
   switch (token.kind) {
     case Kind::kEnd: return "the end of the grammar";
     case Kind::kNewline: return "the end of the line";
-    default: return "'" + std::string(token.text) + "'";
+    default: return Quoted(token.text);
   }
 }
 

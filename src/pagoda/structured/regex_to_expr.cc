@@ -122,13 +122,13 @@ class RegexParser {
     if (c == ':') return Status::Ok();
     if (c == 'P' && scanner_.Consume('<')) return GroupName(open);
     if (c == '<' && scanner_.Peek() != '=' && scanner_.Peek() != '!') return GroupName(open);
-    if (c == '<' || (c == 'P' && scanner_.Peek() == '=')) scanner_.Next();  // for the spelling
+    const bool backreference = c == 'P' && scanner_.Peek() == '=';
+    if (c == '<' || backreference) scanner_.Next();  // for the spelling
     std::string spelling = "'";
     spelling += scanner_.Spelling(open);
     spelling += "'";
+    if (backreference) return RegexScanner::Unsupported(open, "backreference " + spelling);
     switch (c) {
-      case 'P':
-        return RegexScanner::Unsupported(open, "backreference " + spelling);
       case '=':
       case '!':
         return RegexScanner::Unsupported(open, "lookahead " + spelling);
@@ -162,6 +162,30 @@ class RegexParser {
   const RegexLimits& limits_;
 };
 
+// Whether some string matches `expr`: an empty class such as [^\s\S]
+// matches nothing, and neither does a sequence that needs one.
+bool MatchesSomething(const Expr& expr) {
+  switch (expr.kind) {
+    case Expr::Kind::kBytes:
+      return !expr.bytes.Empty();
+    case Expr::Kind::kSequence:
+      for (const ExprPtr& child : expr.children) {
+        if (!MatchesSomething(*child)) return false;
+      }
+      return true;
+    case Expr::Kind::kChoice:
+      for (const ExprPtr& child : expr.children) {
+        if (MatchesSomething(*child)) return true;
+      }
+      return false;
+    case Expr::Kind::kRepeat:
+      return expr.min == 0 || MatchesSomething(*expr.children[0]);
+    case Expr::Kind::kRule:
+      return true;
+  }
+  return true;
+}
+
 }  // namespace
 
 StatusOr<ExprPtr> RegexToExpr(std::string_view pattern, const RegexLimits& limits) {
@@ -170,7 +194,11 @@ StatusOr<ExprPtr> RegexToExpr(std::string_view pattern, const RegexLimits& limit
                                 std::to_string(limits.max_pattern_bytes));
   }
   PAGODA_ASSIGN_OR_RETURN(RegexScanner scanner, RegexScanner::Decode(pattern));
-  return RegexParser(scanner, limits).Run();
+  PAGODA_ASSIGN_OR_RETURN(ExprPtr expr, RegexParser(scanner, limits).Run());
+  // Branches that match nothing are dropped when the grammar is built; a
+  // pattern that is nothing but such branches is refused here, in its terms.
+  if (!MatchesSomething(*expr)) return InvalidArgumentError("regex: the pattern matches no string");
+  return expr;
 }
 
 }  // namespace pagoda::structured

@@ -26,7 +26,8 @@ struct RegexLimits {
 };
 
 // The expression of `pattern`, or INVALID_ARGUMENT naming the construct
-// that is malformed or not supported and its byte offset in the pattern.
+// that is malformed or not supported and its byte offset in the pattern, or
+// saying that the pattern matches no string at all (as [^\s\S] does).
 StatusOr<ExprPtr> RegexToExpr(std::string_view pattern, const RegexLimits& limits = {});
 
 }  // namespace pagoda::structured

@@ -21,7 +21,7 @@ std::vector<bool> LeastFixedPoint(const Grammar& grammar, bool byte_sets_qualify
         if (symbol.is_rule()) {
           ++waiting[r][a];
           users[symbol.rule()].emplace_back(static_cast<int32_t>(r), static_cast<int32_t>(a));
-        } else if (!byte_sets_qualify) {
+        } else if (!byte_sets_qualify || grammar.byte_sets[symbol.byte_set()].Empty()) {
           waiting[r][a] = -1;
           break;
         }

@@ -12,7 +12,8 @@
 namespace pagoda::structured {
 
 // The rules with an alternative whose every symbol is a marked rule, or a
-// byte set when `byte_sets_qualify`.
+// byte set when `byte_sets_qualify` (an empty byte set never qualifies: it
+// matches no byte).
 std::vector<bool> LeastFixedPoint(const Grammar& grammar, bool byte_sets_qualify);
 
 }  // namespace pagoda::structured
