@@ -129,6 +129,34 @@ TEST_F(EngineOutputsTest, DeltasAddUpToTheCumulativeOutput) {
   }
 }
 
+TEST_F(EngineOutputsTest, CacheSaltsShareBlocksOnlyWithTheSameSalt) {
+  ASSERT_NE(engine_, nullptr);
+  // Two whole blocks and a bit, of tokens no other test sends.
+  std::vector<int32_t> prompt(40);
+  std::iota(prompt.begin(), prompt.end(), 1000);
+  auto salted = [](std::optional<std::string> salt) {
+    SamplingParams p = Greedy(1);
+    p.cache_salt = std::move(salt);
+    return p;
+  };
+  EXPECT_EQ(Run(prompt, salted("tenant-a")).num_cached_tokens, 0);
+  EXPECT_EQ(Run(prompt, salted("tenant-a")).num_cached_tokens, 32);
+  EXPECT_EQ(Run(prompt, salted("tenant-b")).num_cached_tokens, 0);
+  EXPECT_EQ(Run(prompt, salted(std::nullopt)).num_cached_tokens, 0);
+  EXPECT_EQ(Run(prompt, salted(std::nullopt)).num_cached_tokens, 32);
+  EXPECT_EQ(Run(prompt, salted("tenant-b")).num_cached_tokens, 32);
+
+  // A client cannot name the salt the engine gives a prompt-logprobs
+  // request: that request still reads no cached block.
+  for (int i = 0; i < 16; ++i) Run(prompt, salted("prompt-logprobs-" + std::to_string(i)));
+  SamplingParams logprobs = Greedy(1);
+  logprobs.prompt_logprobs = 1;
+  const RequestOutput out = Run(prompt, logprobs);
+  EXPECT_EQ(out.num_cached_tokens, 0);
+  ASSERT_TRUE(out.prompt_logprobs);
+  EXPECT_EQ(out.prompt_logprobs->size(), prompt.size());
+}
+
 TEST_F(EngineOutputsTest, LogprobsComeFromTheRawLogits) {
   ASSERT_NE(engine_, nullptr);
   const std::vector<int32_t> prompt =

@@ -215,10 +215,14 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
   }
   // Prompt logprobs need every prompt position computed, so such a request
   // reads no cached prefix: a salt of its own keeps others' blocks from
-  // matching (vLLM likewise skips the prefix cache for them).
+  // matching (vLLM likewise skips the prefix cache for them). A client's
+  // salt is spelled apart from those, so no client can name one and have a
+  // prompt-logprobs request find its blocks.
   CacheKeys keys;
   if (params.prompt_logprobs) {
     keys.cache_salt = fmt::format("prompt-logprobs-{}", next_prompt_logprobs_salt_++);
+  } else if (params.cache_salt) {
+    keys.cache_salt = "client:" + *params.cache_salt;
   }
   auto request = std::make_unique<Request>(std::move(request_id), std::move(prompt_token_ids), params, Now(),
                                            priority, std::move(keys));

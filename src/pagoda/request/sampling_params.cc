@@ -72,6 +72,7 @@ Status SamplingParams::Validate() const {
   if (std::any_of(stop.begin(), stop.end(), [](const std::string& s) { return s.empty(); })) {
     return Error("stop cannot contain an empty string");
   }
+  if (cache_salt && cache_salt->empty()) return Error("cache_salt must be a non-empty string if provided");
   if (std::any_of(bad_words.begin(), bad_words.end(), [](const std::string& s) { return s.empty(); })) {
     return Error("bad_words cannot contain an empty string");
   }

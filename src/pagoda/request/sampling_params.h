@@ -64,10 +64,19 @@ struct SamplingParams {
   std::optional<int32_t> logprobs;
   std::optional<int32_t> prompt_logprobs;
 
-  // Detokenization.
+  // Detokenization. spaces_between_special_tokens is vLLM's: false removes
+  // spaces a decoder puts between two added tokens. Pagoda's decoders (as
+  // Hugging Face's fast tokenizers for these models) never put any, so the
+  // text is the same either way, as vLLM's with a fast tokenizer is.
   bool skip_special_tokens = true;
   bool spaces_between_special_tokens = true;
   OutputKind output_kind = OutputKind::kCumulative;
+
+  // vLLM's cache_salt: blocks cached under one salt are found only by
+  // requests with the same salt, so tenants cannot probe each other's
+  // prompts through the prefix cache's timing. vLLM carries it with the
+  // prompt; here it travels with the request's parameters. Non-empty.
+  std::optional<std::string> cache_salt;
 
   // The number of sequences generated in parallel for this request.
   int32_t num_sequences() const { return use_beam_search ? beam_width : best_of.value_or(n); }
