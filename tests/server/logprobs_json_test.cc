@@ -13,7 +13,7 @@ TEST(LogprobsJsonTest, CompletionsShapeWithAnUnsetFirstPosition) {
   };
   nlohmann::json out;
   size_t offset = 3;
-  AppendCompletionLogprobs(out, positions, "Hey", offset);
+  AppendCompletionLogprobs(out, positions, UnsetToken{4, "Hey"}, offset);
   EXPECT_EQ(out["tokens"], nlohmann::json({"Hey", "lo", "x"}));
   EXPECT_EQ(out["text_offset"], nlohmann::json({3, 6, 8}));
   EXPECT_EQ(offset, 9u);
@@ -35,6 +35,25 @@ TEST(LogprobsJsonTest, ChatShapeListsTheTopByRank) {
   ASSERT_EQ(entry["top_logprobs"].size(), 2u);
   EXPECT_EQ(entry["top_logprobs"][0]["token"], "a");
   EXPECT_EQ(entry["top_logprobs"][1]["bytes"], nlohmann::json({0xc3, 0xa9}));
+}
+
+TEST(LogprobsJsonTest, TokensAsIdsNameEveryTokenByIdAndKeepTextOffsets) {
+  const std::vector<std::optional<PositionLogprobs>> positions = {
+      std::nullopt, PositionLogprobs{{7, -0.5f, 2, "lo"}, {8, -0.1f, 1, "hi"}}};
+  nlohmann::json out;
+  size_t offset = 0;
+  AppendCompletionLogprobs(out, positions, UnsetToken{4, "Hey"}, offset, /*as_ids=*/true);
+  EXPECT_EQ(out["tokens"], nlohmann::json({"token_id:4", "token_id:7"}));
+  // Offsets still index the choice's text.
+  EXPECT_EQ(out["text_offset"], nlohmann::json({0, 3}));
+  EXPECT_EQ(offset, 5u);
+  EXPECT_TRUE(out["top_logprobs"][1].contains("token_id:8"));
+
+  const std::vector<PositionLogprobs> chat = {PositionLogprobs{{5, -2.0f, 2, "c"}, {6, -0.2f, 1, "a"}}};
+  const nlohmann::json entry = ChatLogprobs(chat, 1, /*as_ids=*/true)["content"][0];
+  EXPECT_EQ(entry["token"], "token_id:5");
+  EXPECT_EQ(entry["top_logprobs"][0]["token"], "token_id:6");
+  EXPECT_EQ(entry["bytes"].size(), std::string("token_id:5").size());
 }
 
 TEST(LogprobsJsonTest, PromptLogprobsAreVllmsDictsByTokenId) {

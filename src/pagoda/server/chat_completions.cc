@@ -4,6 +4,8 @@
 #include "pagoda/server/chat_prompt.h"
 #include "pagoda/server/generation_job.h"
 #include "pagoda/server/logprobs_json.h"
+#include "pagoda/server/request_fields.h"
+#include "pagoda/server/request_options.h"
 #include "pagoda/server/responses.h"
 #include "pagoda/server/stream_options.h"
 #include "pagoda/server/tool_request.h"
@@ -13,12 +15,18 @@ namespace {
 
 class ChatJob {
  public:
-  ChatJob(const ServingContext& ctx, int64_t num_prompt_tokens, const SamplingParams& params, bool stream,
-          StreamOptions stream_options, ChatOutputParser parser, std::shared_ptr<http::Responder> responder)
-      : id_(NewRequestId("chatcmpl")),
+  // `echo`: what the answer's content starts with (chat's echo).
+  ChatJob(const ServingContext& ctx, const RequestOptions& options, const std::vector<int32_t>& prompt_token_ids,
+          std::string echo, const SamplingParams& params, bool stream, StreamOptions stream_options,
+          ChatOutputParser parser, std::shared_ptr<http::Responder> responder)
+      : id_(options.id),
         created_(UnixSeconds()),
         model_(ctx.model_name),
-        num_prompt_tokens_(num_prompt_tokens),
+        num_prompt_tokens_(static_cast<int64_t>(prompt_token_ids.size())),
+        return_token_ids_(options.return_token_ids),
+        tokens_as_ids_(options.tokens_as_ids),
+        prompt_token_ids_(options.return_token_ids ? prompt_token_ids : std::vector<int32_t>()),
+        echo_(std::move(echo)),
         logprobs_(params.logprobs),
         stream_(stream),
         stream_options_(stream_options),
@@ -45,7 +53,14 @@ class ChatJob {
         WriteChunk({{"index", index},
                     {"delta", {{"role", "assistant"}, {"content", ""}}},
                     {"logprobs", nullptr},
-                    {"finish_reason", nullptr}});
+                    {"finish_reason", nullptr}},
+                   /*first=*/true);
+        if (!echo_.empty()) {
+          WriteChunk({{"index", index},
+                      {"delta", {{"content", echo_}}},
+                      {"logprobs", nullptr},
+                      {"finish_reason", nullptr}});
+        }
       }
       if (c.text.empty() && c.token_ids.empty() && !c.finish_reason) continue;
       if (index >= texts_.size()) continue;
@@ -64,6 +79,7 @@ class ChatJob {
         choice["stop_reason"] = StopReasonJson(c.stop_reason);
         if (index < finished_.size()) finished_[index] = true;
       }
+      if (return_token_ids_) choice["token_ids"] = c.token_ids;
       WriteChunk(std::move(choice));
     }
   }
@@ -75,12 +91,15 @@ class ChatJob {
       for (const CompletionOutput& c : final_.outputs) {
         num_completion_tokens_ += static_cast<int64_t>(c.token_ids.size());
         const ChatOutputParts parts = parser_.Parse(c.text, /*final=*/true);
-        body["choices"].push_back({{"index", c.index},
-                                   {"message", Message(parts)},
-                                   {"logprobs", Logprobs(c)},
-                                   {"finish_reason", ChoiceFinishReason(c.finish_reason, !parts.calls.empty())},
-                                   {"stop_reason", StopReasonJson(c.stop_reason)}});
+        nlohmann::json choice = {{"index", c.index},
+                                 {"message", Message(parts)},
+                                 {"logprobs", Logprobs(c)},
+                                 {"finish_reason", ChoiceFinishReason(c.finish_reason, !parts.calls.empty())},
+                                 {"stop_reason", StopReasonJson(c.stop_reason)}};
+        if (return_token_ids_) choice["token_ids"] = c.token_ids;
+        body["choices"].push_back(std::move(choice));
       }
+      if (return_token_ids_) body["prompt_token_ids"] = prompt_token_ids_;
       body["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
       body["prompt_logprobs"] = final_.prompt_logprobs ? PromptLogprobsJson(*final_.prompt_logprobs) : nullptr;
       responder_->Send(JsonResponse(200, body));
@@ -119,9 +138,11 @@ class ChatJob {
     responder_->End();
   }
 
-  void WriteChunk(nlohmann::json choice) {
+  // A choice's first chunk carries the prompt's ids, when asked, as vLLM's.
+  void WriteChunk(nlohmann::json choice, bool first = false) {
     nlohmann::json chunk = Envelope("chat.completion.chunk");
     chunk["choices"] = nlohmann::json::array({std::move(choice)});
+    if (first && return_token_ids_) chunk["prompt_token_ids"] = prompt_token_ids_;
     if (stream_options_.include_usage && stream_options_.continuous_usage_stats) {
       chunk["usage"] = UsageJson(num_prompt_tokens_, num_completion_tokens_);
     }
@@ -139,6 +160,7 @@ class ChatJob {
     // No answer beside calls or reasoning: null content, as OpenAI and vLLM send.
     const bool no_answer = parts.content.empty() && (!parts.calls.empty() || (parts.reasoning && !parts.reasoning->empty()));
     message["content"] = no_answer ? nlohmann::json(nullptr) : nlohmann::json(parts.content);
+    if (!echo_.empty()) message["content"] = echo_ + parts.content;
     nlohmann::json calls = nlohmann::json::array();
     for (const ParsedToolCall& call : parts.calls) calls.push_back(ToolCallJson(call, NewToolCallId()));
     if (parser_.legacy_functions()) {
@@ -173,13 +195,17 @@ class ChatJob {
 
   nlohmann::json Logprobs(const CompletionOutput& c) const {
     if (!logprobs_ || !c.logprobs) return nullptr;
-    return ChatLogprobs(*c.logprobs, *logprobs_);
+    return ChatLogprobs(*c.logprobs, *logprobs_, tokens_as_ids_);
   }
 
   const std::string id_;
   const int64_t created_;
   const std::string model_;
   const int64_t num_prompt_tokens_;
+  const bool return_token_ids_;
+  const bool tokens_as_ids_;
+  const std::vector<int32_t> prompt_token_ids_;  // when returned
+  const std::string echo_;
   const std::optional<int32_t> logprobs_;
   const bool stream_;
   const StreamOptions stream_options_;
@@ -198,6 +224,8 @@ class ChatJob {
 void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
                           const nlohmann::ordered_json& ordered_body, const std::shared_ptr<http::Responder>& responder) {
   FieldReader r(body);
+  const RequestOptions options = ReadRequestOptions(r, "chatcmpl");
+  ScreenRequestFields(r, Endpoint::kChat, options.id);
   if (ctx.chat_template == nullptr) {
     return responder->Send(ErrorResponse(BadRequest(
         "the model has no chat template; start the server with --chat-template FILE to use chat completions")));
@@ -206,6 +234,8 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   const std::optional<StreamOptions> stream_options = ReadStreamOptions(r, stream);
   // The template adds the special tokens it wants.
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(false);
+  const bool echo = r.Bool("echo").value_or(false);
+  const bool include_reasoning = r.Bool("include_reasoning").value_or(true);
   std::optional<SamplingRequest> sampling =
       ReadSamplingRequest(r, ordered_body, Endpoint::kChat, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
   std::optional<ToolRequest> tools;
@@ -217,6 +247,9 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   std::vector<int32_t> token_ids = ctx.engine->tokenizer().Encode(
       *prompt, tokenizer::EncodeOptions{.add_special = add_special_tokens, .parse_special = true});
   if (token_ids.empty()) return responder->Send(ErrorResponse(BadRequest("the rendered prompt is empty", "messages")));
+  if (std::optional<ApiError> e = TruncatePrompt(token_ids, options, sampling->max_tokens, ctx.limits)) {
+    return responder->Send(ErrorResponse(*e));
+  }
   if (std::optional<ApiError> e = FitToContext(*sampling, static_cast<int64_t>(token_ids.size()), ctx.limits)) {
     return responder->Send(ErrorResponse(*e));
   }
@@ -224,10 +257,14 @@ void ServeChatCompletions(const ServingContext& ctx, const nlohmann::json& body,
   if (tools->choice == ToolChoice::kAuto && ctx.auto_tool_parser->NeedsSpecialTokens()) {
     sampling->params.skip_special_tokens = false;
   }
-  auto job = std::make_shared<ChatJob>(ctx, static_cast<int64_t>(token_ids.size()), sampling->params, stream,
-                                       *stream_options,
+  // Echo with logprobs returns the prompt's too, as vLLM's.
+  if (echo && !stream && sampling->params.logprobs && !sampling->params.prompt_logprobs) {
+    sampling->params.prompt_logprobs = sampling->params.logprobs;
+  }
+  auto job = std::make_shared<ChatJob>(ctx, options, token_ids, echo ? EchoPrefix(ordered_body.at("messages")) : "",
+                                       sampling->params, stream, *stream_options,
                                        ChatOutputParser(ctx.reasoning_parser, ctx.auto_tool_parser, *tools,
-                                                        ReasoningClosedIn(*prompt)),
+                                                        ReasoningClosedIn(*prompt), include_reasoning),
                                        responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), {std::move(token_ids)}, {sampling->params}, sampling->priority,

@@ -29,8 +29,12 @@ std::optional<std::string> Grow(const std::string& now, std::string& sent) {
 }  // namespace
 
 ChatOutputParser::ChatOutputParser(const ReasoningParser* reasoning, const ToolCallParser* auto_tools,
-                                   const ToolRequest& tools, bool reasoning_closed)
-    : reasoning_(reasoning), reasoning_closed_(reasoning_closed), calls_(nullptr), tools_(tools) {
+                                   const ToolRequest& tools, bool reasoning_closed, bool include_reasoning)
+    : reasoning_(reasoning),
+      reasoning_closed_(reasoning_closed),
+      include_reasoning_(include_reasoning),
+      calls_(nullptr),
+      tools_(tools) {
   static const RequiredToolCallParser kRequired;
   switch (tools.choice) {
     case ToolChoice::kNone: break;
@@ -45,7 +49,7 @@ ChatOutputParts ChatOutputParser::Parse(std::string_view text, bool final) const
   std::string answer(text);
   if (reasoning_ != nullptr && !reasoning_closed_) {
     SplitReasoning split = reasoning_->Split(text, final);
-    if (split.had_reasoning) out.reasoning = std::move(split.reasoning);
+    if (split.had_reasoning && include_reasoning_) out.reasoning = std::move(split.reasoning);
     if (!split.reasoning_ended) return out;
     answer = std::move(split.content);
   }

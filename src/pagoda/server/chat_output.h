@@ -31,8 +31,10 @@ class ChatOutputParser {
  public:
   // `reasoning` and `auto_tools` may be null (no such parser on the server).
   // `reasoning_closed`: the prompt ended the reasoning, so the output has none.
+  // `include_reasoning` false (vLLM's field): the reasoning is split off the
+  // answer but not returned.
   ChatOutputParser(const ReasoningParser* reasoning, const ToolCallParser* auto_tools, const ToolRequest& tools,
-                   bool reasoning_closed = false);
+                   bool reasoning_closed = false, bool include_reasoning = true);
 
   ChatOutputParts Parse(std::string_view text, bool final) const;
   // The response is a tools answer: finish_reason "tool_calls" (or the
@@ -44,6 +46,7 @@ class ChatOutputParser {
  private:
   const ReasoningParser* reasoning_;
   bool reasoning_closed_;
+  bool include_reasoning_;
   std::unique_ptr<ToolCallParser> named_;  // tool_choice names a function
   const ToolCallParser* calls_;  // null: the answer is all content
   ToolRequest tools_;

@@ -5,6 +5,8 @@
 #include "pagoda/server/generation_job.h"
 #include "pagoda/server/logprobs_json.h"
 #include "pagoda/server/prompt_input.h"
+#include "pagoda/server/request_fields.h"
+#include "pagoda/server/request_options.h"
 #include "pagoda/server/responses.h"
 #include "pagoda/server/stream_options.h"
 
@@ -22,10 +24,12 @@ struct ChoiceState {
 // The state of one completions request while it runs.
 class CompletionsJob {
  public:
-  CompletionsJob(const ServingContext& ctx, std::vector<PromptInput> prompts, const SamplingParams& params, bool echo,
-                 bool prompt_logprobs, bool stream, StreamOptions stream_options,
-                 std::shared_ptr<http::Responder> responder)
-      : id_(NewRequestId("cmpl")),
+  CompletionsJob(const ServingContext& ctx, const RequestOptions& options, std::vector<PromptInput> prompts,
+                 const SamplingParams& params, bool echo, bool prompt_logprobs, bool stream,
+                 StreamOptions stream_options, std::shared_ptr<http::Responder> responder)
+      : id_(options.id),
+        return_token_ids_(options.return_token_ids),
+        tokens_as_ids_(options.tokens_as_ids),
         created_(UnixSeconds()),
         model_(ctx.model_name),
         tokenizer_(ctx.engine->tokenizer()),
@@ -116,19 +120,20 @@ class CompletionsJob {
   // The choice for `c` (all of it, or its delta when streaming).
   nlohmann::json Choice(size_t prompt_index, size_t index, const CompletionOutput& c, const RequestOutput& out) {
     ChoiceState& state = choices_[index];
+    const bool first = !state.started;
     std::string text;
     nlohmann::json logprobs;
     nlohmann::json prompt_logprobs;
-    if (prompt_logprobs_ && !state.started && out.prompt_logprobs) {
+    if (prompt_logprobs_ && first && out.prompt_logprobs) {
       prompt_logprobs = PromptLogprobsJson(*out.prompt_logprobs);
     }
-    if (echo_ && !state.started) {
-      const PromptInput& prompt = prompts_[prompt_index];
+    const PromptInput& prompt = prompts_[prompt_index];
+    if (echo_ && first) {
       text = prompt.text;
       if (logprobs_ && out.prompt_logprobs) {
-        const StatusOr<std::string_view> first = tokenizer_.TokenToPiece(prompt.token_ids.front());
-        AppendCompletionLogprobs(logprobs, *out.prompt_logprobs, first.ok() ? std::string(*first) : "",
-                                 state.text_offset);
+        const StatusOr<std::string_view> piece = tokenizer_.TokenToPiece(prompt.token_ids.front());
+        const UnsetToken unset{prompt.token_ids.front(), piece.ok() ? std::string(*piece) : ""};
+        AppendCompletionLogprobs(logprobs, *out.prompt_logprobs, unset, state.text_offset, tokens_as_ids_);
       } else {
         state.text_offset += text.size();
       }
@@ -137,19 +142,28 @@ class CompletionsJob {
     text += c.text;
     if (logprobs_ && c.logprobs) {
       std::vector<std::optional<PositionLogprobs>> positions(c.logprobs->begin(), c.logprobs->end());
-      AppendCompletionLogprobs(logprobs, positions, "", state.text_offset);
+      AppendCompletionLogprobs(logprobs, positions, {}, state.text_offset, tokens_as_ids_);
     }
     state.num_tokens += static_cast<int64_t>(c.token_ids.size());
     num_completion_tokens_ += static_cast<int64_t>(c.token_ids.size());
-    return {{"index", index},
-            {"text", std::move(text)},
-            {"logprobs", std::move(logprobs)},
-            {"finish_reason", FinishReasonJson(c.finish_reason)},
-            {"stop_reason", StopReasonJson(c.stop_reason)},
-            {"prompt_logprobs", std::move(prompt_logprobs)}};
+    nlohmann::json choice = {{"index", index},
+                             {"text", std::move(text)},
+                             {"logprobs", std::move(logprobs)},
+                             {"finish_reason", FinishReasonJson(c.finish_reason)},
+                             {"stop_reason", StopReasonJson(c.stop_reason)},
+                             {"prompt_logprobs", std::move(prompt_logprobs)}};
+    // vLLM's return_token_ids: the prompt's ids with a choice's first
+    // chunk, and the ids each chunk adds.
+    if (return_token_ids_) {
+      if (first) choice["prompt_token_ids"] = prompt.token_ids;
+      choice["token_ids"] = c.token_ids;
+    }
+    return choice;
   }
 
   const std::string id_;
+  const bool return_token_ids_;
+  const bool tokens_as_ids_;
   const int64_t created_;
   const std::string model_;
   const tokenizer::Tokenizer& tokenizer_;
@@ -172,11 +186,12 @@ class CompletionsJob {
 void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body, const nlohmann::ordered_json& ordered_body,
                       const std::shared_ptr<http::Responder>& responder) {
   FieldReader r(body);
+  const RequestOptions options = ReadRequestOptions(r, "cmpl");
+  ScreenRequestFields(r, Endpoint::kCompletions, options.id);
   const bool stream = r.Bool("stream").value_or(false);
   const std::optional<StreamOptions> stream_options = ReadStreamOptions(r, stream);
   const bool echo = r.Bool("echo").value_or(false);
   const bool add_special_tokens = r.Bool("add_special_tokens").value_or(true);
-  if (r.Has("suffix")) r.Fail("suffix", "'suffix' is not supported");
   std::optional<SamplingRequest> sampling =
       ReadSamplingRequest(r, ordered_body, Endpoint::kCompletions, stream ? OutputKind::kDelta : OutputKind::kFinalOnly, ctx.limits);
   std::optional<std::vector<PromptInput>> prompts;
@@ -190,7 +205,16 @@ void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body, con
   }
   std::vector<SamplingParams> params;
   std::vector<std::vector<int32_t>> token_ids;
-  for (const PromptInput& p : *prompts) {
+  for (PromptInput& p : *prompts) {
+    const size_t given = p.token_ids.size();
+    if (std::optional<ApiError> e = TruncatePrompt(p.token_ids, options, sampling->max_tokens, ctx.limits)) {
+      return responder->Send(ErrorResponse(*e));
+    }
+    // Echo shows the prompt the model saw.
+    if (p.token_ids.size() != given) {
+      StatusOr<std::string> text = ctx.engine->tokenizer().Decode(p.token_ids);
+      if (text.ok()) p.text = std::move(*text);
+    }
     SamplingRequest per_prompt = *sampling;
     if (std::optional<ApiError> e = FitToContext(per_prompt, static_cast<int64_t>(p.token_ids.size()), ctx.limits)) {
       e->param = "prompt";
@@ -200,8 +224,8 @@ void ServeCompletions(const ServingContext& ctx, const nlohmann::json& body, con
     token_ids.push_back(p.token_ids);
   }
 
-  auto job = std::make_shared<CompletionsJob>(ctx, std::move(*prompts), sampling->params, echo, prompt_logprobs,
-                                              stream, *stream_options, responder);
+  auto job = std::make_shared<CompletionsJob>(ctx, options, std::move(*prompts), sampling->params, echo,
+                                              prompt_logprobs, stream, *stream_options, responder);
   StatusOr<std::shared_ptr<GenerationJob>> generation = GenerationJob::Start(
       *ctx.engine, job->id(), std::move(token_ids), params, sampling->priority,
       JobCallbacks{.on_output = [job](size_t k, const RequestOutput& out) { job->OnOutput(k, out); },

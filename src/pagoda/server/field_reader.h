@@ -26,6 +26,7 @@ class FieldReader {
   // The field as is (null when missing or null), for shapes with alternatives.
   const nlohmann::json& Raw(std::string_view name) const;
   bool Has(std::string_view name) const { return !Raw(name).is_null(); }
+  const nlohmann::json& object() const { return object_; }
 
   // Records an error about `name` (empty: no one field) unless one is
   // recorded already.

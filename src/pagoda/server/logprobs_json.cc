@@ -1,5 +1,7 @@
 #include "pagoda/server/logprobs_json.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 namespace pagoda::server {
@@ -16,8 +18,12 @@ nlohmann::json Bytes(const std::string& text) {
 
 }  // namespace
 
+std::string TokenName(int32_t token_id, const std::string& text, bool as_ids) {
+  return as_ids ? fmt::format("token_id:{}", token_id) : text;
+}
+
 void AppendCompletionLogprobs(nlohmann::json& logprobs, std::span<const std::optional<PositionLogprobs>> positions,
-                              const std::string& unset_token_text, size_t& text_offset) {
+                              const UnsetToken& unset, size_t& text_offset, bool as_ids) {
   if (logprobs.is_null()) {
     logprobs = {{"text_offset", nlohmann::json::array()},
                 {"token_logprobs", nlohmann::json::array()},
@@ -25,10 +31,11 @@ void AppendCompletionLogprobs(nlohmann::json& logprobs, std::span<const std::opt
                 {"top_logprobs", nlohmann::json::array()}};
   }
   for (const std::optional<PositionLogprobs>& position : positions) {
-    const std::string& token = position ? position->front().decoded_token : unset_token_text;
+    const Logprob* chosen = position ? &position->front() : nullptr;
+    const std::string& text = chosen ? chosen->decoded_token : unset.text;
     logprobs["text_offset"].push_back(text_offset);
-    logprobs["tokens"].push_back(token);
-    text_offset += token.size();
+    logprobs["tokens"].push_back(TokenName(chosen ? chosen->token_id : unset.id, text, as_ids));
+    text_offset += text.size();
     if (!position) {
       logprobs["token_logprobs"].push_back(nullptr);
       logprobs["top_logprobs"].push_back(nullptr);
@@ -37,7 +44,9 @@ void AppendCompletionLogprobs(nlohmann::json& logprobs, std::span<const std::opt
     logprobs["token_logprobs"].push_back(Finite(position->front().logprob));
     // The chosen token and the top N, as vLLM's dict has them.
     nlohmann::json top = nlohmann::json::object();
-    for (const Logprob& entry : *position) top[entry.decoded_token] = Finite(entry.logprob);
+    for (const Logprob& entry : *position) {
+      top[TokenName(entry.token_id, entry.decoded_token, as_ids)] = Finite(entry.logprob);
+    }
     logprobs["top_logprobs"].push_back(std::move(top));
   }
 }
@@ -59,7 +68,7 @@ nlohmann::json PromptLogprobsJson(std::span<const std::optional<PositionLogprobs
   return out;
 }
 
-nlohmann::json ChatLogprobs(std::span<const PositionLogprobs> positions, int32_t num_top) {
+nlohmann::json ChatLogprobs(std::span<const PositionLogprobs> positions, int32_t num_top, bool as_ids) {
   nlohmann::json content = nlohmann::json::array();
   for (const PositionLogprobs& position : positions) {
     const Logprob& chosen = position.front();
@@ -68,13 +77,13 @@ nlohmann::json ChatLogprobs(std::span<const PositionLogprobs> positions, int32_t
     std::stable_sort(by_rank.begin(), by_rank.end(), [](const Logprob* a, const Logprob* b) { return a->rank < b->rank; });
     nlohmann::json top = nlohmann::json::array();
     for (size_t i = 0; i < by_rank.size() && static_cast<int32_t>(i) < num_top; ++i) {
-      top.push_back({{"token", by_rank[i]->decoded_token},
-                     {"logprob", Finite(by_rank[i]->logprob)},
-                     {"bytes", Bytes(by_rank[i]->decoded_token)}});
+      const std::string token = TokenName(by_rank[i]->token_id, by_rank[i]->decoded_token, as_ids);
+      top.push_back({{"token", token}, {"logprob", Finite(by_rank[i]->logprob)}, {"bytes", Bytes(token)}});
     }
-    content.push_back({{"token", chosen.decoded_token},
+    const std::string token = TokenName(chosen.token_id, chosen.decoded_token, as_ids);
+    content.push_back({{"token", token},
                        {"logprob", Finite(chosen.logprob)},
-                       {"bytes", Bytes(chosen.decoded_token)},
+                       {"bytes", Bytes(token)},
                        {"top_logprobs", std::move(top)}});
   }
   return {{"content", std::move(content)}};

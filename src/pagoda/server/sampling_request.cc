@@ -132,6 +132,11 @@ std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, const nlohman
   ReadStructuredOutputs(r, ordered_body, p);
   ReadLogprobs(r, endpoint, limits, p);
   if (auto v = Int32(r, "priority")) out.priority = *v;
+  if (auto v = r.String("cache_salt"); v && v->empty()) {
+    r.Fail("cache_salt", "Parameter 'cache_salt' must be a non-empty string if provided.");
+  } else if (v) {
+    p.cache_salt = std::move(*v);
+  }
 
   // Chat's max_completion_tokens supersedes its deprecated max_tokens.
   std::optional<int64_t> max_tokens = r.Int("max_tokens");

@@ -1,7 +1,8 @@
 // The sampling fields the completions and chat endpoints share: OpenAI's
 // (n, temperature, top_p, stop, seed, logit_bias, penalties, logprobs) and
 // vLLM's extras (top_k, min_p, repetition_penalty, ignore_eos, min_tokens,
-// stop_token_ids, ...), read into SamplingParams with vLLM's defaults.
+// stop_token_ids, cache_salt, ...), read into SamplingParams with vLLM's
+// defaults.
 #pragma once
 
 #include <cstdint>
