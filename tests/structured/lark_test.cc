@@ -74,8 +74,8 @@ TEST(structured_lark, AcceptsWhatLarkAccepts) {
       accepted += accept;
     }
   }
-  EXPECT_GE(grammars, 29);
-  EXPECT_GE(strings, 1350);
+  EXPECT_GE(grammars, 30);
+  EXPECT_GE(strings, 1400);
   EXPECT_GE(accepted, 700);
 }
 
