@@ -210,6 +210,9 @@ TEST(structured_lark, RefusalsNameLineColumnAndConstruct) {
       {"start: /a$/",
        "lark: line 1, column 8: regular expression /a$/: anchor '$' is not supported in a Lark terminal (it would "
        "depend on where the terminal stands in the text)"},
+      {"start: /a\\Z/",
+       "lark: line 1, column 8: regular expression /a\\Z/: anchor '\\Z' is not supported in a Lark terminal (it "
+       "would depend on where the terminal stands in the text)"},
       {"start: /a+?/",
        "lark: line 1, column 8: regular expression /a+?/: lazy quantifier '+?' is not supported in a Lark terminal "
        "(Lark's lexer would stop at its shortest match)"},
@@ -283,6 +286,13 @@ TEST(structured_lark, NestingAndRepeatsAreBounded) {
   small.max_repeat = 10000;
   const std::string large = Refusal("start: \"a\"\n  | big\nbig: (\"ab\" /[0-9]/)~600", small);
   EXPECT_TRUE(large.starts_with("lark: line 3, column 1: too large (over 1000 symbols")) << large;
+}
+
+TEST(structured_lark, TerminalChainsAreBounded) {
+  std::string chain = "start: T0\n";
+  for (int i = 0; i < 1500; ++i) chain += "T" + std::to_string(i) + ": T" + std::to_string(i + 1) + " \"x\"\n";
+  chain += "T1500: \"y\"\n";
+  EXPECT_EQ(Refusal(chain), "lark: line 2, column 1: terminal 'T0' uses terminals nested over 1000 deep");
 }
 
 TEST(structured_lark, BuilderRefusalsArePlacedAtTheirRule) {

@@ -16,6 +16,10 @@ namespace {
 // start rule, then any ignored run after the text's last terminal.
 constexpr std::string_view kStartRule = "%start";
 
+// Terminals used in terminals used in ... this deep are refused, so that the
+// checks that follow such chains recurse a bounded depth.
+constexpr size_t kMaxTerminalDepth = 1000;
+
 struct Named {
   bool terminal = false;
   LarkPosition position;  // of the definition, or of the import
@@ -105,6 +109,10 @@ class Lowering {
         cycle += name;
         return LarkError(names_.at(name).position,
                          "terminal '" + name + "' is recursive (" + cycle + "): only rules may recurse");
+      }
+      if (path.size() >= kMaxTerminalDepth) {
+        return LarkError(names_.at(path[0]).position, "terminal '" + path[0] + "' uses terminals nested over " +
+                                                          std::to_string(kMaxTerminalDepth) + " deep");
       }
       s = 1;
       path.push_back(name);

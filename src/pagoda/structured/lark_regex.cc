@@ -33,6 +33,11 @@ StatusOr<std::u32string> Prepare(std::u32string_view p, bool dotall) {
     const bool opened = after_open;
     after_open = false;
     if (c == '\\') {
+      if (!in_class && i + 1 < p.size() && (p[i + 1] == 'A' || p[i + 1] == 'Z')) {
+        return InvalidArgumentError(std::string("anchor '\\") + static_cast<char>(p[i + 1]) +
+                                    "' is not supported in a Lark terminal (it would depend on where the terminal "
+                                    "stands in the text)");
+      }
       out.push_back(c);
       if (i + 1 < p.size()) out.push_back(p[++i]);
       after_quantifier = false;

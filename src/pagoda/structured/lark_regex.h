@@ -6,9 +6,9 @@
 // `i` and `x` are refused (RegexToExpr has no case folding or verbose
 // mode), and so is `l` (Python refuses it for text). Refused too, because
 // Lark's lexer reads them differently from a whole-string match: anchors
-// (^ $ match where the text starts and ends, not where the terminal does)
-// and lazy quantifiers (Lark's lexer takes a lazy terminal's shortest
-// match, so /a+?/ is one "a" to it).
+// (^ $ \A \Z match where the text starts and ends, not where the
+// terminal does) and lazy quantifiers (Lark's lexer takes a lazy
+// terminal's shortest match, so /a+?/ is one "a" to it).
 //
 // Errors are INVALID_ARGUMENT with the problem alone; the caller places it.
 #pragma once
