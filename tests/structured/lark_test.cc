@@ -290,7 +290,13 @@ TEST(structured_lark, NestingAndRepeatsAreBounded) {
 
 TEST(structured_lark, TerminalChainsAreBounded) {
   std::string chain = "start: T0\n";
-  for (int i = 0; i < 1500; ++i) chain += "T" + std::to_string(i) + ": T" + std::to_string(i + 1) + " \"x\"\n";
+  for (int i = 0; i < 1500; ++i) {
+    chain += 'T';
+    chain += std::to_string(i);
+    chain += ": T";
+    chain += std::to_string(i + 1);
+    chain += " \"x\"\n";
+  }
   chain += "T1500: \"y\"\n";
   EXPECT_EQ(Refusal(chain), "lark: line 2, column 1: terminal 'T0' uses terminals nested over 1000 deep");
 }
