@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <fstream>
 #include <memory>
 #include <nlohmann/json.hpp>
@@ -74,8 +75,8 @@ TEST(structured_lark, AcceptsWhatLarkAccepts) {
       accepted += accept;
     }
   }
-  EXPECT_GE(grammars, 30);
-  EXPECT_GE(strings, 1400);
+  EXPECT_GE(grammars, 31);
+  EXPECT_GE(strings, 1440);
   EXPECT_GE(accepted, 700);
 }
 
@@ -288,17 +289,80 @@ TEST(structured_lark, NestingAndRepeatsAreBounded) {
   EXPECT_TRUE(large.starts_with("lark: line 3, column 1: too large (over 1000 symbols")) << large;
 }
 
+// "start: T0\nT0: T1 \"x\"\n...\nT{n-1}: Tn \"x\"\nTn: \"y\"\n" with the chain's
+// definitions in text order, or in reverse order (each after the one it uses).
+// Terminal i's name, appended: GCC 12 warns falsely (-Wrestrict) on "T" + ...
+std::string T(int i) {
+  std::string name = "T";
+  name += std::to_string(i);
+  return name;
+}
+
+std::string TerminalChain(int n, bool reversed) {
+  std::vector<std::string> lines;
+  for (int i = 0; i < n; ++i) lines.push_back(T(i) + ": " + T(i + 1) + " \"x\"\n");
+  lines.push_back(T(n) + ": \"y\"\n");
+  if (reversed) std::reverse(lines.begin(), lines.end());
+  std::string text = "start: T0\n";
+  for (const std::string& line : lines) text += line;
+  return text;
+}
+
 TEST(structured_lark, TerminalChainsAreBounded) {
-  std::string chain = "start: T0\n";
-  for (int i = 0; i < 1500; ++i) {
-    chain += 'T';
-    chain += std::to_string(i);
-    chain += ": T";
-    chain += std::to_string(i + 1);
-    chain += " \"x\"\n";
+  // The chain's head is named wherever it stands in the text (the walk once
+  // missed chains defined leaf first, and a later check then recursed down
+  // all of them: a stack overflow at 100,000).
+  for (const bool reversed : {false, true}) {
+    const std::string message = Refusal(TerminalChain(100000, reversed));
+    EXPECT_EQ(message, "lark: line " + std::string(reversed ? "100002" : "2") +
+                           ", column 1: terminal 'T0' uses terminals nested 100001 deep (T0 -> T1 -> T2 -> T3 -> T4 "
+                           "-> ...), over the limit of 1000");
   }
-  chain += "T1500: \"y\"\n";
-  EXPECT_EQ(Refusal(chain), "lark: line 2, column 1: terminal 'T0' uses terminals nested over 1000 deep");
+  // In an %ignore too.
+  EXPECT_EQ(Refusal("start: \"a\"\n%ignore T0\n" + TerminalChain(5000, true).substr(10)),
+            "lark: line 5003, column 1: terminal 'T0' uses terminals nested 5001 deep (T0 -> T1 -> T2 -> T3 -> T4 -> "
+            "...), over the limit of 1000");
+  // 1,000 terminals deep is the default limit; the limit is an option.
+  const auto at_limit = Compile(TerminalChain(999, true));
+  ASSERT_NE(at_limit, nullptr);
+  EXPECT_TRUE(Accepts(at_limit, "y" + std::string(999, 'x')));
+  LarkOptions small;
+  small.max_terminal_depth = 3;
+  EXPECT_EQ(Refusal(TerminalChain(3, false), small),
+            "lark: line 2, column 1: terminal 'T0' uses terminals nested 4 deep (T0 -> T1 -> T2 -> T3), over the "
+            "limit of 3");
+  EXPECT_EQ(Refusal(TerminalChain(2, false), small), "");
+  // A diamond is as deep as its longest chain, whichever way the walk meets it.
+  EXPECT_EQ(Refusal("start: A\nA: B C\nB: C\nC: D\nD: \"d\"", small),
+            "lark: line 2, column 1: terminal 'A' uses terminals nested 4 deep (A -> B -> C -> D), over the limit "
+            "of 3");
+  EXPECT_EQ(Refusal("start: A\nD: \"d\"\nC: D\nB: C\nA: C B", small),
+            "lark: line 5, column 1: terminal 'A' uses terminals nested 4 deep (A -> B -> C -> D), over the limit "
+            "of 3");
+  // A cycle is still named as one, however long.
+  std::string cycle = "start: T0\n";
+  for (int i = 0; i < 100000; ++i) cycle += T(i) + ": " + T((i + 1) % 100000) + "\n";
+  EXPECT_TRUE(Refusal(cycle).starts_with("lark: line 2, column 1: terminal 'T0' is recursive (T0 -> T1 -> T2"));
+}
+
+TEST(structured_lark, DeepParenthesesAreRefusedWithoutRecursingDeep) {
+  const std::string open(100000, '('), close(100000, ')');
+  EXPECT_EQ(Refusal("start: " + open + "\"a\"" + close), "lark: line 1, column 264: groups nested over 256 deep");
+  EXPECT_EQ(Refusal("start: A\nA: " + open + "\"a\"" + close),
+            "lark: line 2, column 260: groups nested over 256 deep");
+  EXPECT_EQ(Refusal("start: " + std::string(100000, '[') + "\"a\"" + std::string(100000, ']')),
+            "lark: line 1, column 264: groups nested over 256 deep");
+  // In a regular expression, RegexToExpr's own limits refuse them; the
+  // message quotes the first 60 code points of a long token.
+  EXPECT_EQ(Refusal("start: /" + std::string(1000, '(') + "a" + std::string(1000, ')') + "/"),
+            "lark: line 1, column 8: regular expression /" + std::string(59, '(') +
+                "...: group nested deeper than 100 at offset 100 is not supported");
+  EXPECT_EQ(Refusal("start: /" + std::string(100000, '(') + "a" + std::string(100000, ')') + "/"),
+            "lark: line 1, column 8: regular expression /" + std::string(59, '(') +
+                "...: pattern of 200001 bytes is over the limit of 65536");
+  EXPECT_EQ(Refusal("start: \"" + std::string(100000, 'a') + "\"..\"b\""),
+            "lark: line 1, column 8: range \"" + std::string(59, 'a') +
+                ".....\"b\": a range's ends must be single characters, as in \"a\"..\"z\"");
 }
 
 TEST(structured_lark, BuilderRefusalsArePlacedAtTheirRule) {

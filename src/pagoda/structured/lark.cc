@@ -1,6 +1,6 @@
 #include "pagoda/structured/lark.h"
 
-#include <functional>
+#include <algorithm>
 #include <map>
 #include <utility>
 #include <vector>
@@ -15,10 +15,6 @@ namespace {
 // The rule matching starts at when the grammar has %ignore lines: the
 // start rule, then any ignored run after the text's last terminal.
 constexpr std::string_view kStartRule = "%start";
-
-// Terminals used in terminals used in ... this deep are refused, so that the
-// checks that follow such chains recurse a bounded depth.
-constexpr size_t kMaxTerminalDepth = 1000;
 
 struct Named {
   bool terminal = false;
@@ -38,7 +34,7 @@ class Lowering {
   StatusOr<Grammar> Run() {
     PAGODA_RETURN_IF_ERROR(CollectNames());
     PAGODA_RETURN_IF_ERROR(CheckReferences());
-    PAGODA_RETURN_IF_ERROR(CheckTerminalRecursion());
+    PAGODA_RETURN_IF_ERROR(CheckTerminalChains());
     PAGODA_RETURN_IF_ERROR(CheckEmptyTerminals());
     PAGODA_RETURN_IF_ERROR(CheckStart());
     return Build();
@@ -93,45 +89,78 @@ class Lowering {
   }
 
   // Lark inlines terminals into the terminals that use them, so they may
-  // not recurse.
-  Status CheckTerminalRecursion() const {
+  // not recurse; and chains of terminals using terminals are refused past
+  // options_.max_terminal_depth. The walk keeps its own stack, so a chain
+  // of any length costs no call stack, and it leaves the terminal
+  // definitions in terminal_order_, each after the terminals it uses.
+  Status CheckTerminalChains() {
     const auto uses = TerminalUses();
-    std::map<std::string, int> state;  // 1: on the path, 2: done
-    std::vector<std::string> path;
-    std::function<Status(const std::string&)> visit = [&](const std::string& name) -> Status {
-      int& s = state[name];
-      if (s == 2) return Status::Ok();
-      if (s == 1) {
-        size_t from = 0;
-        while (path[from] != name) ++from;
-        std::string cycle;
-        for (size_t i = from; i < path.size(); ++i) cycle += path[i] + " -> ";
-        cycle += name;
-        return LarkError(names_.at(name).position,
-                         "terminal '" + name + "' is recursive (" + cycle + "): only rules may recurse");
-      }
-      if (path.size() >= kMaxTerminalDepth) {
-        return LarkError(names_.at(path[0]).position, "terminal '" + path[0] + "' uses terminals nested over " +
-                                                          std::to_string(kMaxTerminalDepth) + " deep");
-      }
-      s = 1;
-      path.push_back(name);
-      if (const auto it = uses.find(name); it != uses.end()) {
-        for (const std::string& used : it->second) PAGODA_RETURN_IF_ERROR(visit(used));
-      }
-      path.pop_back();
-      state[name] = 2;
-      return Status::Ok();
+    std::map<std::string, size_t> depth;  // done: 1 + the deepest chain it uses
+    std::map<std::string, size_t> on_path;  // the names being walked: their index in `path`
+    std::vector<std::pair<std::string, size_t>> path;  // a name, and the next of its uses to walk
+    const std::vector<std::string> none;
+    const auto uses_of = [&](const std::string& name) -> const std::vector<std::string>& {
+      const auto it = uses.find(name);
+      return it == uses.end() ? none : it->second;
     };
     for (const LarkDefinition& definition : syntax_.definitions) {
-      if (definition.terminal) PAGODA_RETURN_IF_ERROR(visit(definition.name));
+      if (!definition.terminal || depth.contains(definition.name)) continue;
+      path.emplace_back(definition.name, 0);
+      on_path[definition.name] = 0;
+      while (!path.empty()) {
+        auto& [name, next] = path.back();
+        const std::vector<std::string>& used = uses_of(name);
+        if (next < used.size()) {
+          const std::string& child = used[next++];
+          if (depth.contains(child)) continue;
+          if (const auto cycle_at = on_path.find(child); cycle_at != on_path.end()) {
+            std::string cycle;
+            for (size_t i = cycle_at->second; i < path.size(); ++i) cycle += path[i].first + " -> ";
+            cycle += child;
+            return LarkError(names_.at(child).position,
+                             "terminal '" + child + "' is recursive (" + cycle + "): only rules may recurse");
+          }
+          on_path[child] = path.size();
+          path.emplace_back(child, 0);
+          continue;
+        }
+        size_t deepest = 0;
+        for (const std::string& child : used) deepest = std::max(deepest, depth[child]);
+        depth[name] = deepest + 1;
+        terminal_order_.push_back(name);
+        on_path.erase(name);
+        path.pop_back();
+      }
     }
-    return Status::Ok();
+    // The deepest chain's head (the first defined, among equals) is named.
+    const std::string* deepest = nullptr;
+    for (const LarkDefinition& definition : syntax_.definitions) {
+      if (definition.terminal && (deepest == nullptr || depth[definition.name] > depth[*deepest])) {
+        deepest = &definition.name;
+      }
+    }
+    if (deepest == nullptr || depth[*deepest] <= options_.max_terminal_depth) return Status::Ok();
+    std::string chain = *deepest;  // its first links
+    const std::string* at = deepest;
+    for (int links = 0; !uses_of(*at).empty(); ++links) {
+      if (links == 4) {
+        chain += " -> ...";
+        break;
+      }
+      const auto& used = uses_of(*at);
+      at = &*std::max_element(used.begin(), used.end(),
+                              [&](const std::string& a, const std::string& b) { return depth[a] < depth[b]; });
+      chain += " -> " + *at;
+    }
+    return LarkError(names_.at(*deepest).position,
+                     "terminal '" + *deepest + "' uses terminals nested " + std::to_string(depth[*deepest]) +
+                         " deep (" + chain + "), over the limit of " + std::to_string(options_.max_terminal_depth));
   }
 
   // Whether `expr` (in a terminal, or an ignored one) matches the empty
-  // string; terminals are acyclic by now.
-  bool Nullable(const Expr& expr) {
+  // string. The terminals it uses are looked up, never descended into: their
+  // answers are computed first, in terminal_order_.
+  bool Nullable(const Expr& expr) const {
     switch (expr.kind) {
       case Expr::Kind::kBytes: return false;
       case Expr::Kind::kSequence:
@@ -150,17 +179,16 @@ class Lowering {
     return false;
   }
 
-  bool NullableTerminal(const std::string& name) {
-    if (const auto it = nullable_.find(name); it != nullable_.end()) return it->second;
-    const bool nullable = Nullable(*names_.at(name).body);
-    nullable_[name] = nullable;
-    return nullable;
+  bool NullableTerminal(const std::string& name) const {
+    const auto it = nullable_.find(name);
+    return it != nullable_.end() ? it->second : Nullable(*names_.at(name).body);  // an import: no terminals inside
   }
 
   // Lark's Earley parser refuses terminals that match the empty string
   // (those that rules use or %ignore names; a terminal used only inside
   // other terminals may).
   Status CheckEmptyTerminals() {
+    for (const std::string& name : terminal_order_) nullable_[name] = Nullable(*names_.at(name).body);
     for (const LarkReference& reference : syntax_.references) {
       const bool from_rule = reference.user < 0 || !syntax_.definitions[reference.user].terminal;
       const Named& named = names_.at(reference.name);
@@ -171,7 +199,7 @@ class Lowering {
     }
     for (const LarkAnonymousTerminal& anonymous : syntax_.anonymous) {
       if (Nullable(*anonymous.expr)) {
-        return LarkError(anonymous.position, "regular expression " + anonymous.spelling +
+        return LarkError(anonymous.position, "regular expression " + LarkExcerpt(anonymous.spelling) +
                                                  " matches the empty string, which Lark does not allow for a "
                                                  "terminal");
       }
@@ -223,6 +251,7 @@ class Lowering {
   const LarkSyntax& syntax_;
   const LarkOptions& options_;
   std::map<std::string, Named> names_;
+  std::vector<std::string> terminal_order_;  // terminals after those they use
   std::map<std::string, bool> nullable_;
 };
 

@@ -43,7 +43,8 @@
 // common's terminals, the regex flags `i`, `x` and `l`, anchors and lazy
 // quantifiers in regular expressions, a case-insensitive string with a
 // non-ASCII character, repeat counts over LarkOptions::max_repeat, nesting
-// over max_nesting, left recursion that is not direct (GrammarBuilder),
+// over max_nesting, chains of terminals using terminals longer than
+// max_terminal_depth, left recursion that is not direct (GrammarBuilder),
 // and grammars over the size limits.
 //
 // Departures from Lark: Lark's dynamic lexer takes one match per terminal
@@ -54,6 +55,7 @@
 // expressions are ASCII (Lark's, Python's re on text, are Unicode).
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -71,6 +73,9 @@ struct LarkOptions {
   int max_repeat = 10000;
   // Groups and optionals nested deeper than this are refused.
   int max_nesting = 256;
+  // Terminals using terminals using ... in chains longer than this are
+  // refused (a chain of 2 is a terminal that uses another).
+  size_t max_terminal_depth = 1000;
   RegexLimits regex;
   GrammarLimits limits;
 };

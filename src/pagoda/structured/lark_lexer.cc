@@ -268,6 +268,18 @@ Status LarkError(LarkPosition position, const std::string& what) {
                               std::to_string(position.column) + ": " + what);
 }
 
+std::string LarkExcerpt(std::string_view spelling) {
+  constexpr int kMaxCodePoints = 60;
+  int code_points = 0;
+  for (size_t i = 0; i < spelling.size(); ++i) {
+    // Tokens are valid UTF-8 by now: a code point starts at each non-continuation byte.
+    if ((static_cast<uint8_t>(spelling[i]) & 0xC0) != 0x80 && code_points++ == kMaxCodePoints) {
+      return std::string(spelling.substr(0, i)) + "...";
+    }
+  }
+  return std::string(spelling);
+}
+
 StatusOr<std::vector<LarkToken>> LexLark(std::string_view text) { return Lexer(text).Run(); }
 
 }  // namespace pagoda::structured

@@ -24,6 +24,11 @@ struct LarkPosition {
 // INVALID_ARGUMENT "lark: line L, column C: what".
 Status LarkError(LarkPosition position, const std::string& what);
 
+// `spelling` (a token as written) for a message: its first 60 code points
+// and "..." when it is longer, so that a refusal stays short however long
+// the string or regular expression it names.
+std::string LarkExcerpt(std::string_view spelling);
+
 struct LarkToken {
   enum class Kind {
     kName,       // [A-Za-z_][A-Za-z0-9_]*: a rule or terminal name, or an import's module

@@ -36,11 +36,11 @@ bool IsTerminalName(std::string_view name) {
   return true;
 }
 
-// 'text', appended piece by piece: GCC 12 warns (-Wrestrict, wrongly) on
-// "'" + std::string(text).
+// 'text' (its start, when long: LarkExcerpt), appended piece by piece: GCC
+// 12 warns (-Wrestrict, wrongly) on "'" + std::string(text).
 std::string Quoted(std::string_view text) {
   std::string quoted = "'";
-  quoted += text;
+  quoted += LarkExcerpt(text);
   quoted += "'";
   return quoted;
 }
@@ -363,7 +363,7 @@ class Parser {
         auto regex = LarkRegexExpr(token.text, options_.regex);
         if (!regex.ok()) {
           return LarkError(token.position,
-                           "regular expression " + std::string(token.text) + ": " + regex.status().message());
+                           "regular expression " + LarkExcerpt(token.text) + ": " + regex.status().message());
         }
         if (context_ != Context::kTerminal)
           syntax_.anonymous.push_back({std::string(token.text), token.position, *regex});
@@ -401,7 +401,7 @@ class Parser {
     if (!ConsumePunct("..")) {
       auto literal = LarkStringExpr(first.text);
       if (!literal.ok()) {
-        return LarkError(first.position, "string " + std::string(first.text) + ": " + literal.status().message());
+        return LarkError(first.position, "string " + LarkExcerpt(first.text) + ": " + literal.status().message());
       }
       return TerminalUse(*literal);
     }
@@ -412,7 +412,7 @@ class Parser {
     ++next_;
     auto range = LarkRangeExpr(first.text, last.text);
     if (!range.ok()) {
-      return LarkError(first.position, "range " + std::string(first.text) + ".." + std::string(last.text) + ": " +
+      return LarkError(first.position, "range " + LarkExcerpt(first.text) + ".." + LarkExcerpt(last.text) + ": " +
                                            range.status().message());
     }
     return TerminalUse(*range);
