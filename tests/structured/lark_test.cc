@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "grammar_test_util.h"
+#include "pagoda/structured/grammar_matcher.h"
 #include "pagoda/structured/grammar_text.h"
 #include "pagoda/structured/lark_common.h"
 
@@ -363,6 +364,25 @@ TEST(structured_lark, DeepParenthesesAreRefusedWithoutRecursingDeep) {
   EXPECT_EQ(Refusal("start: \"" + std::string(100000, 'a') + "\"..\"b\""),
             "lark: line 1, column 8: range \"" + std::string(59, 'a') +
                 ".....\"b\": a range's ends must be single characters, as in \"a\"..\"z\"");
+}
+
+// lark_fuzz found "start: \"x\" /[^\\s\\S]/": before RegexToExpr refused
+// patterns that match nothing, the matcher offered "x" and then refused it.
+TEST(structured_lark, RegexesThatMatchNothing) {
+  EXPECT_EQ(Refusal("start: \"x\" /[^\\s\\S]/"),
+            "lark: line 1, column 12: regular expression /[^\\s\\S]/: the pattern matches no string");
+  EXPECT_EQ(Refusal("start: \"x\" A\nA: \"a\" /[^\\w\\W]b/"),
+            "lark: line 2, column 8: regular expression /[^\\w\\W]b/: the pattern matches no string");
+  // A branch that matches nothing is dropped: every byte offered leads on.
+  const auto grammar = Compile("start: \"x\" (/a|[^\\s\\S]/ | \"z\")");
+  ASSERT_NE(grammar, nullptr);
+  GrammarMatcher matcher(grammar);
+  ASSERT_TRUE(matcher.AcceptByte('x'));
+  const ByteSet next = matcher.NextBytes();
+  EXPECT_EQ(next.Count(), 2);
+  EXPECT_TRUE(next.Contains('a') && next.Contains('z'));
+  EXPECT_TRUE(Accepts(grammar, "xa"));
+  EXPECT_TRUE(Accepts(grammar, "xz"));
 }
 
 TEST(structured_lark, BuilderRefusalsArePlacedAtTheirRule) {
