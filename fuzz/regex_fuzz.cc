@@ -3,11 +3,12 @@
 // must build (or be refused) and run without looping.
 //
 // Input: the pattern, then optionally 0xFF (a byte UTF-8 never uses) and
-// bytes fed to a matcher of the pattern's grammar. Checked while feeding:
-// a byte is accepted exactly when NextBytes holds it, what was accepted is
-// the start of valid UTF-8 (every regex matches code points), complete
-// UTF-8 whenever the matcher accepts, and rolling back and feeding the same
-// bytes again reaches the same verdict.
+// bytes fed to a matcher of the pattern's grammar. Checked while feeding
+// (up to a step that overflows the matcher's stacks, where a grammar too
+// ambiguous to follow stops): a byte is accepted exactly when NextBytes
+// holds it, what was accepted is the start of valid UTF-8 (every regex
+// matches code points), complete UTF-8 whenever the matcher accepts, and
+// rolling back and feeding the same bytes again reaches the same verdict.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -80,7 +81,9 @@ void RunMatcher(std::shared_ptr<const Grammar> grammar, std::string_view pattern
   for (const char c : text.substr(0, kMaxTextBytes)) {
     const auto byte = static_cast<uint8_t>(c);
     const bool allowed = matcher.NextBytes().Contains(byte);
-    if (matcher.AcceptByte(byte) != allowed) Fail("AcceptByte disagrees with NextBytes", pattern, accepted);
+    const bool took = matcher.AcceptByte(byte);
+    if (matcher.Overflowed()) break;  // refused on purpose, whatever NextBytes says
+    if (took != allowed) Fail("AcceptByte disagrees with NextBytes", pattern, accepted);
     if (!allowed) continue;
     accepted += c;
     const Utf8 utf8 = CheckUtf8(accepted);
