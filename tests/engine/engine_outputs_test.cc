@@ -161,9 +161,13 @@ TEST_F(EngineOutputsTest, LogprobsComeFromTheRawLogits) {
   ASSERT_NE(engine_, nullptr);
   const std::vector<int32_t> prompt =
       engine_->tokenizer().Encode(std::string(kPrompt) + " Berlin. The capital of Italy is Rome. The capital of Spain is");
-  // Cached first: prompt logprobs must still see every prompt row.
+  // Cached first: prompt logprobs must still see every prompt row. (The
+  // first run may itself hit blocks that an earlier test of this process
+  // cached; the second hits the prompt's one full block in any case.)
   ASSERT_GT(prompt.size(), 16u);
-  EXPECT_EQ(Run(prompt, Greedy(1)).num_cached_tokens + Run(prompt, Greedy(1)).num_cached_tokens, 16);
+  ASSERT_LT(prompt.size(), 33u);
+  Run(prompt, Greedy(1));
+  EXPECT_EQ(Run(prompt, Greedy(1)).num_cached_tokens, 16);
   SamplingParams params = Greedy(5);
   params.logprobs = 3;
   params.prompt_logprobs = 2;
