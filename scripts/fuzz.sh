@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 duration=${1:-60}
 shift || true
-all_targets=(gguf_fuzz http_fuzz sampling_request_fuzz chat_template_fuzz tokenizer_fuzz stop_string_fuzz ebnf_fuzz regex_fuzz lark_fuzz)
+all_targets=(gguf_fuzz http_fuzz sampling_request_fuzz chat_template_fuzz tokenizer_fuzz stop_string_fuzz ebnf_fuzz regex_fuzz lark_fuzz json_schema_fuzz)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 build=build-fuzz

@@ -30,10 +30,10 @@ void ExpectInvalid(const std::string& schema, std::initializer_list<std::string>
 TEST(structured_json_schema_refusals, UnsupportedKeywordsAreNamedWithTheirPointer) {
   for (const char* keyword :
        {"not", "if", "then", "else", "patternProperties", "propertyNames", "minProperties", "maxProperties",
-        "uniqueItems", "contains", "minContains", "maxContains", "multipleOf", "dependentRequired",
+        "uniqueItems", "contains", "minContains", "maxContains", "dependentRequired",
         "dependentSchemas", "dependencies", "unevaluatedProperties", "unevaluatedItems", "additionalItems",
         "$anchor", "$dynamicRef", "$dynamicAnchor", "$recursiveRef", "$vocabulary", "contentEncoding",
-        "contentMediaType", "contentSchema", "nullable", "discriminator", "x-custom", "Type"}) {
+        "contentMediaType", "contentSchema", "discriminator", "x-custom", "Type"}) {
     const std::string value = std::string(keyword) == "not" ? "{}" : "1";
     ExpectInvalid(std::string(R"({"type": "object", ")") + keyword + "\": " + value + "}",
                   {std::string("'") + keyword + "'", std::string("#/") + keyword});
@@ -51,18 +51,42 @@ TEST(structured_json_schema_refusals, PatternsTheRegexFrontEndRefusesAreNamed) {
 }
 
 TEST(structured_json_schema_refusals, RangesThatCannotBeExactAreRefused) {
-  for (const char* keyword : {"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"}) {
-    ExpectInvalid(std::string(R"({"type": "number", ")") + keyword + "\": 0}", {keyword, std::string("#/") + keyword});
-    ExpectInvalid(std::string(R"({")") + keyword + "\": 0}", {keyword});  // no type: numbers too
-  }
   ExpectInvalid(R"({"type": "integer", "minimum": 1e30})", {"minimum", "64-bit"});
   ExpectInvalid(R"({"type": "integer", "maximum": 18446744073709551615})", {"maximum", "64-bit"});
   ExpectInvalid(R"({"type": "integer", "exclusiveMinimum": 9223372036854775807})", {"exclusiveMinimum"});
   ExpectInvalid(R"({"type": "integer", "exclusiveMinimum": true})", {"exclusiveMinimum must be a number"});
+  // On numbers with fractions, an integer bound must be one a double holds.
+  ExpectInvalid(R"({"type": "number", "maximum": 9007199254740993})", {"maximum", "2^53", "#/maximum"});
+}
+
+TEST(structured_json_schema_refusals, MultipleOfOutsideTheSupportedSubset) {
+  ExpectInvalid(R"({"type": "integer", "multipleOf": 0})",
+                {"multipleOf must be a number greater than 0", "#/multipleOf"});
+  ExpectInvalid(R"({"type": "integer", "multipleOf": -3})", {"multipleOf must be a number greater than 0"});
+  ExpectInvalid(R"({"type": "integer", "multipleOf": "2"})", {"multipleOf must be a number"});
+  ExpectInvalid(R"({"type": "integer", "multipleOf": 4611686018427387905})", {"multipleOf over 2^62"});
+  ExpectInvalid(R"({"type": "number", "multipleOf": 0.5})", {"multipleOf that is not an integer", "#/multipleOf"});
+  // The remainder automaton has one state per unit: large divisors only
+  // over ranges short enough to list.
+  ExpectInvalid(R"({"type": "integer", "multipleOf": 1001})", {"multipleOf 1001", "1000", "#/multipleOf"});
+  ExpectInvalid(R"({"type": "integer", "multipleOf": 5000, "minimum": 0, "maximum": 6000000})", {"multipleOf 5000"});
+  EXPECT_TRUE(JsonSchemaToGrammar(R"({"type": "integer", "multipleOf": 5000, "minimum": 0, "maximum": 5000000})").ok());
+  EXPECT_TRUE(JsonSchemaToGrammar(R"({"type": "integer", "multipleOf": 1000, "minimum": -5})").ok());
+  ExpectInvalid(R"({"allOf": [{"multipleOf": 3074457345618258602}, {"multipleOf": 4}]})", {"least common multiple"});
+  // No multiple in range at all.
+  ExpectInvalid(R"({"type": "integer", "multipleOf": 7, "minimum": 1, "maximum": 6})", {"no JSON value satisfies"});
+}
+
+TEST(structured_json_schema_refusals, NullableNeedsATypeBesideIt) {
+  ExpectInvalid(R"({"nullable": true})", {"nullable without \"type\"", "#/nullable"});
+  ExpectInvalid(R"({"anyOf": [{"type": "string"}], "nullable": true})", {"nullable"});
+  ExpectInvalid(R"({"type": "string", "nullable": "yes"})", {"nullable must be a boolean"});
+  EXPECT_TRUE(JsonSchemaToGrammar(R"({"nullable": false})").ok());
 }
 
 TEST(structured_json_schema_refusals, StringsTheGrammarCannotIntersect) {
   ExpectInvalid(R"({"type": "string", "format": "hostname"})", {"format 'hostname'", "#/format"});
+  ExpectInvalid(R"({"type": "string", "format": "iri"})", {"format 'iri'", "#/format"});
   ExpectInvalid(R"({"type": "string", "format": "date", "maxLength": 12})", {"maxLength", "#/maxLength"});
   ExpectInvalid(R"({"allOf": [{"format": "date"}, {"format": "uuid"}]})", {"format", "#/allOf/1/format"});
   ExpectInvalid(R"({"type": "string", "minLength": 2000000})", {"minLength", "too large"});

@@ -11,14 +11,14 @@ namespace {
 // may stand beside these and nothing else.
 bool CombinesOnly(const std::string& keyword) {
   return keyword == "type" || keyword == "enum" || keyword == "const" || keyword == "allOf" || keyword == "$ref" ||
-         keyword == "$defs" || keyword == "definitions";
+         keyword == "$defs" || keyword == "definitions" || keyword == "nullable";
 }
 
 // The node constrains no type: any value at all.
 bool Unconstrained(const SchemaNode& node) {
   return node.types == kAllTypes && !node.object_shaped && !node.array_shaped && node.min_length == 0 &&
          !node.max_length && !node.format && !node.pattern && node.minimum.empty() && node.maximum.empty() &&
-         node.exclusive_minimum.empty() && node.exclusive_maximum.empty();
+         node.exclusive_minimum.empty() && node.exclusive_maximum.empty() && node.multiple_of.empty();
 }
 
 // The node with every fragment's additionalProperties applied to the

@@ -55,6 +55,7 @@ class JsonSchemaConverter {
   // json_schema_scalars.cc
   StatusOr<ExprPtr> ConvertString(const SchemaNode& node);
   StatusOr<ExprPtr> ConvertNumber(const SchemaNode& node);
+  StatusOr<uint64_t> MultipleOf(const SchemaNode& node) const;
   StatusOr<ExprPtr> ValueLiteral(const Json& value, int depth);
 
   // Converts the inside of an object or array: a $ref cycle through it

@@ -39,6 +39,7 @@ class FragmentReader {
       : reader_(reader), depth_(depth), node_(node) {}
 
   Status Read(const Located& schema) {
+    schema_ = schema.value;
     for (const auto& [key, value] : schema.value->items()) {
       const Located keyword = schema.Child(key, value);
       if (IsAnnotation(key)) continue;
@@ -84,8 +85,16 @@ class FragmentReader {
         {"maximum", &FragmentReader::Bound},
         {"exclusiveMinimum", &FragmentReader::Bound},
         {"exclusiveMaximum", &FragmentReader::Bound},
+        {"multipleOf", &FragmentReader::MultipleOf},
+        {"nullable", &FragmentReader::Nullable},
     };
     return handlers;
+  }
+
+  // The schema object being read says "nullable": true.
+  bool NullableBeside() const {
+    const auto it = schema_->find("nullable");
+    return it != schema_->end() && it->is_boolean() && it->get<bool>();
   }
 
   static std::string KeyOf(const Located& keyword) { return keyword.pointer.substr(keyword.pointer.rfind('/') + 1); }
@@ -108,6 +117,7 @@ class FragmentReader {
       types |= type->second;
     }
     if (names.empty()) return Refuse(keyword, "type must be a type name or a non-empty array of them");
+    if (NullableBeside()) types |= kNullType;
     node_->types &= types;
     node_->object_shaped |= (types & kObjectType) != 0;
     node_->array_shaped |= (types & kArrayType) != 0;
@@ -302,7 +312,26 @@ class FragmentReader {
     }
   }
 
+  Status MultipleOf(const Located& keyword) {
+    if (!keyword.value->is_number() || !(keyword.value->get<double>() > 0)) {
+      return Refuse(keyword, "multipleOf must be a number greater than 0");
+    }
+    node_->multiple_of.push_back(keyword);
+    return Status::Ok();
+  }
+
+  Status Nullable(const Located& keyword) {
+    if (!keyword.value->is_boolean()) return Refuse(keyword, "nullable must be a boolean");
+    if (keyword.value->get<bool>() && !schema_->contains("type")) {
+      return Refuse(keyword,
+                    "nullable without \"type\" beside it (OpenAPI 3.0.3 gives it no effect there) is not "
+                    "supported: write \"type\": [..., \"null\"] or anyOf with {\"type\": \"null\"}");
+    }
+    return Status::Ok();
+  }
+
   const SchemaReader& reader_;
+  const Json* schema_ = nullptr;
   int depth_;
   SchemaNode* node_;
   SchemaNode::ObjectFragment object_;

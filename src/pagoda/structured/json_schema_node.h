@@ -5,6 +5,11 @@
 // subschemas of the same place collect into a list that must all hold) and
 // refused where it is not (two anyOf, two formats).
 //
+// OpenAPI 3.0's "nullable": true (which vLLM and OpenAI clients send) adds
+// null to the "type" beside it, as OpenAPI 3.0.3 defines it; without a
+// "type" in the same schema object it would have no effect, so it is refused
+// there rather than ignored.
+//
 // Every keyword outside the supported set is INVALID_ARGUMENT naming it and
 // its JSON pointer; annotations are skipped: title, description, examples,
 // default, $comment, deprecated, readOnly, writeOnly, $schema, and $id at
@@ -67,6 +72,7 @@ struct SchemaNode {
   std::optional<Located> pattern;
 
   std::vector<Located> minimum, maximum, exclusive_minimum, exclusive_maximum;
+  std::vector<Located> multiple_of;  // each a positive number; all must hold
 
   std::optional<std::vector<Located>> values;  // enum and const
   std::optional<Located> choice;               // the anyOf or oneOf array

@@ -8,9 +8,10 @@
 //   generates them); additional properties, where allowed, after those.
 // - Whitespace: each gap between tokens holds at most `max_whitespace`
 //   bytes of ' ', '\n', '\t'; none before or after the whole value.
-// - Integers are written without fraction or exponent; enum and const
-//   values in their canonical spelling (json_string_chars.h); formats as
-//   json_string_formats.h says.
+// - Integers are written without fraction or exponent, numbers under a
+//   bound without exponent (json_number_bounds.h), multipleOf values as
+//   integers; enum and const values in their canonical spelling
+//   (json_string_chars.h); formats as json_string_formats.h says.
 //
 // A keyword the grammar cannot express exactly is refused, never ignored:
 // INVALID_ARGUMENT naming the keyword and its JSON pointer ("pattern" is

@@ -72,6 +72,41 @@ ExprPtr Email() {
                    Star(Sequence({Literal("."), label}))});
 }
 
+// RFC 3986 (appendix A), as rfc3986-validator (jsonschema's "uri" and
+// "uri-reference" checker) spells it, without IP-literal hosts ("[...]").
+// IPv4 hosts are reg-names already.
+struct UriParts {
+  ExprPtr pct_encoded = Sequence({Literal("%"), Repeat(FixedWidthNumerals(0, 15, 1, Radix::kHex), 2, 2)});
+  ExprPtr unreserved_sub_delims = Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9'), Chars("_.~-!$&'()*+,;=")});
+  ExprPtr pchar = Choice({unreserved_sub_delims, Chars(":@"), pct_encoded});
+  ExprPtr query = Star(Choice({pchar, Chars("/?")}));  // fragment too
+  ExprPtr segments = Star(Sequence({Literal("/"), Star(pchar)}));
+  ExprPtr authority = Sequence({
+      Optional(Sequence({Star(Choice({unreserved_sub_delims, Literal(":"), pct_encoded})), Literal("@")})),
+      Star(Choice({unreserved_sub_delims, pct_encoded})),
+      Optional(Sequence({Literal(":"), Star(Range('0', '9'))})),
+  });
+  // "//" authority path-abempty, path-absolute and the empty path; the
+  // rootless or noscheme path is the caller's.
+  ExprPtr Hierarchy(ExprPtr first_segment) const {
+    return Choice({Sequence({Literal("//"), authority, segments}),
+                   Sequence({Literal("/"), Optional(Sequence({Plus(pchar), segments}))}),
+                   Sequence({std::move(first_segment), segments}), Empty()});
+  }
+  ExprPtr QueryAndFragment() const {
+    return Sequence({Optional(Sequence({Literal("?"), query})), Optional(Sequence({Literal("#"), query}))});
+  }
+  ExprPtr Uri() const {
+    const ExprPtr scheme = Sequence({Choice({Range('a', 'z'), Range('A', 'Z')}),
+                                     Star(Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9'), Chars("+.-")}))});
+    return Sequence({scheme, Literal(":"), Hierarchy(Plus(pchar)), QueryAndFragment()});
+  }
+  ExprPtr RelativeRef() const {
+    const ExprPtr noscheme = Plus(Choice({unreserved_sub_delims, Literal("@"), pct_encoded}));
+    return Sequence({Hierarchy(noscheme), QueryAndFragment()});
+  }
+};
+
 }  // namespace
 
 ExprPtr FormatStringContents(std::string_view format) {
@@ -81,6 +116,8 @@ ExprPtr FormatStringContents(std::string_view format) {
   if (format == "uuid") return Uuid();
   if (format == "ipv4") return Ipv4();
   if (format == "email") return Email();
+  if (format == "uri") return UriParts().Uri();
+  if (format == "uri-reference") return Choice({UriParts().Uri(), UriParts().RelativeRef()});
   return nullptr;
 }
 

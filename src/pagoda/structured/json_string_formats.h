@@ -10,6 +10,12 @@
 //   uuid       8-4-4-4-12 hex digits, either case
 //   ipv4       four decimal octets 0-255 without leading zeros
 //   email      dot-atom local part (RFC 5322 atext) '@' host name labels
+//   uri        RFC 3986 URI: scheme ':' hier-part ['?' query] ['#' fragment]
+//   uri-reference  a URI or an RFC 3986 relative reference
+//
+// uri and uri-reference are rfc3986-validator's (the checker jsonschema
+// uses for them) but for IP-literal hosts ("http://[::1]/"), which the
+// grammar does not write, and the trailing newline its '$' lets through.
 //
 // Each is what the `jsonschema` package's format checker accepts, or
 // (uuid, email) a subset of it: its uuid check also takes stray hyphens and

@@ -124,6 +124,27 @@ ExprPtr FixedWidthNumerals(uint64_t lo, uint64_t hi, int width, Radix radix) {
   return Span(DigitsOf(lo, width, radix), DigitsOf(hi, width, radix), radix).From(0, true, true);
 }
 
+ExprPtr CanonicalNumeralsBetween(const std::string& lo, const std::optional<std::string>& hi) {
+  const auto digits = [](const std::string& text) {
+    std::vector<int> out;
+    for (const char c : text) out.push_back(c - '0');
+    return out;
+  };
+  const size_t lo_width = lo.size();
+  const size_t hi_width = hi ? hi->size() : lo_width;
+  std::vector<ExprPtr> choices;
+  for (size_t width = lo_width; width <= hi_width; ++width) {
+    const std::string first = width == lo_width ? lo : "1" + std::string(width - 1, '0');
+    const std::string last = hi && width == hi_width ? *hi : std::string(width, '9');
+    if (first <= last) {  // one width: text order is value order
+      choices.push_back(Span(digits(first), digits(last), Radix::kDecimal).From(0, true, true));
+    }
+  }
+  if (!hi)
+    choices.push_back(Sequence({Digits(1, 9), Repeat(Digits(0, 9), static_cast<int>(lo_width), Expr::kUnbounded)}));
+  return choices.size() == 1 ? choices[0] : Choice(std::move(choices));
+}
+
 ExprPtr IntegerRange(std::optional<int64_t> lo, std::optional<int64_t> hi) {
   std::vector<ExprPtr> choices;
   if (lo && hi && *lo > *hi) return Choice({});

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
 
 #include "pagoda/structured/expr.h"
 
@@ -22,5 +23,9 @@ ExprPtr FixedWidthNumerals(uint64_t lo, uint64_t hi, int width, Radix radix);
 // JSON integers (no leading zeros; "-0" beside "0") whose value lies in
 // [lo, hi]; nullopt leaves that side unbounded. Nothing matches when lo > hi.
 ExprPtr IntegerRange(std::optional<int64_t> lo, std::optional<int64_t> hi);
+
+// Canonical decimal numerals (no leading zeros) whose value lies in
+// [lo, hi], given as canonical numerals of any length; no hi: unbounded.
+ExprPtr CanonicalNumeralsBetween(const std::string& lo, const std::optional<std::string>& hi);
 
 }  // namespace pagoda::structured

@@ -1,0 +1,118 @@
+// libFuzzer target for JsonSchemaToGrammar (structured/json_schema_to_grammar.h)
+// and a matcher over what it builds.
+//
+// Input: the schema text, then (after the first NUL byte, if any) steering
+// bytes. Any schema text must give a grammar or INVALID_ARGUMENT from the
+// converter or the grammar limits, never a crash or a hang. A grammar that builds is walked
+// twice with a GrammarMatcher, as in ebnf_fuzz: once feeding the steering
+// bytes as they are (a byte is accepted exactly when NextBytes holds it,
+// and after rolling back to the start the accepted prefix reaches the same
+// verdict again), once taking the (b mod n)-th allowed byte for each
+// steering byte b, so that walks reach deep into the schema's grammar.
+// The first steering byte picks the layout (compact, spaced separators, or
+// bounded whitespace) and strict mode.
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include "pagoda/structured/grammar_matcher.h"
+#include "pagoda/structured/json_schema_to_grammar.h"
+
+namespace {
+
+using pagoda::StatusCode;
+using pagoda::structured::ByteSet;
+using pagoda::structured::Grammar;
+using pagoda::structured::GrammarMatcher;
+using pagoda::structured::JsonSchemaOptions;
+using pagoda::structured::JsonSchemaToGrammar;
+
+void Fail(const char* what, const std::string& detail) {
+  std::fprintf(stderr, "json_schema_fuzz: %s: %s\n", what, detail.c_str());
+  std::abort();
+}
+
+// Fewer parse stacks than the engine's 4,096 keep each step short.
+constexpr size_t kMaxStacks = 256;
+
+uint8_t NthByte(const ByteSet& set, int n) {
+  for (int b = 0; b < 256; ++b) {
+    if (set.Contains(static_cast<uint8_t>(b)) && n-- == 0) return static_cast<uint8_t>(b);
+  }
+  Fail("NthByte", "past the set");
+  return 0;
+}
+
+JsonSchemaOptions OptionsFrom(std::string_view steering) {
+  JsonSchemaOptions options;
+  options.limits.max_symbols = size_t{1} << 16;  // keeps each run short
+  options.max_depth = 32;
+  const uint8_t pick = steering.empty() ? 0 : static_cast<uint8_t>(steering[0]);
+  switch (pick % 3) {
+    case 0:
+      options.max_whitespace = 0;
+      break;
+    case 1:
+      options.max_whitespace = 0;
+      options.item_separator = ", ";
+      options.key_separator = ": ";
+      break;
+    default:
+      options.max_whitespace = 2;
+      break;
+  }
+  options.strict = (pick & 0x80) == 0;
+  return options;
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  const std::string_view input(reinterpret_cast<const char*>(data), size);
+  const size_t nul = input.find('\0');
+  const std::string_view text = input.substr(0, nul);
+  const std::string_view steering = nul == std::string_view::npos ? std::string_view() : input.substr(nul + 1);
+
+  auto built = JsonSchemaToGrammar(text, OptionsFrom(steering));
+  if (!built.ok()) {
+    if (built.status().code() != StatusCode::kInvalidArgument) Fail("not INVALID_ARGUMENT", built.status().ToString());
+    // The converter's refusals, or the grammar limits (size, nesting).
+    const std::string_view message = built.status().message();
+    if (!message.starts_with("JSON schema") && !message.starts_with("grammar: too large") &&
+        !message.starts_with("grammar: expressions nested")) {
+      Fail("unexpected refusal", built.status().ToString());
+    }
+    return 0;
+  }
+  const auto grammar = std::make_shared<const Grammar>(std::move(*built));
+
+  GrammarMatcher matcher(grammar, kMaxStacks);
+  std::string accepted;
+  for (const char c : steering) {
+    const auto byte = static_cast<uint8_t>(c);
+    const bool allowed = matcher.NextBytes().Contains(byte);
+    if (matcher.AcceptByte(byte) != allowed && !matcher.Overflowed()) {
+      Fail("AcceptByte disagrees with NextBytes", std::to_string(byte));
+    }
+    if (allowed) accepted.push_back(c);
+  }
+  const bool accepting = matcher.IsAccepting();
+  if (!matcher.Overflowed()) {
+    matcher.RollbackTo(0);
+    if (!matcher.AcceptBytes(accepted) || matcher.IsAccepting() != accepting) Fail("replay after rollback", accepted);
+  }
+
+  GrammarMatcher walker(grammar, kMaxStacks);
+  for (const char c : steering) {
+    const ByteSet next = walker.NextBytes();
+    if (next.Empty() || walker.Overflowed()) break;
+    const uint8_t byte = NthByte(next, static_cast<uint8_t>(c) % next.Count());
+    if (!walker.AcceptByte(byte) && !walker.Overflowed()) Fail("a byte from NextBytes refused", std::to_string(byte));
+  }
+  return 0;
+}
