@@ -9,8 +9,9 @@
 // and after rolling back to the start the accepted prefix reaches the same
 // verdict again), once taking the (b mod n)-th allowed byte for each
 // steering byte b, so that walks reach deep into the schema's grammar.
-// The first steering byte picks the layout (compact, spaced separators, or
-// bounded whitespace) and strict mode.
+// Whenever a walk's bytes are a whole sentence, they are JSON (nlohmann's
+// parser accepts them). The first steering byte picks the layout (compact,
+// spaced separators, or bounded whitespace) and strict mode.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -19,6 +20,8 @@
 #include <string>
 #include <string_view>
 #include <utility>
+
+#include <nlohmann/json.hpp>
 
 #include "pagoda/structured/grammar_matcher.h"
 #include "pagoda/structured/json_schema_to_grammar.h"
@@ -46,6 +49,17 @@ uint8_t NthByte(const ByteSet& set, int n) {
   }
   Fail("NthByte", "past the set");
   return 0;
+}
+
+// `text` is JSON; numbers beyond a double's range (1e999) count as JSON,
+// though nlohmann's parser refuses them.
+bool IsJson(const std::string& text) {
+  try {
+    (void)nlohmann::json::parse(text);
+    return true;
+  } catch (const nlohmann::json::exception& e) {
+    return e.id == 406;  // out_of_range.406: number overflow
+  }
 }
 
 JsonSchemaOptions OptionsFrom(std::string_view steering) {
@@ -102,17 +116,23 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (allowed) accepted.push_back(c);
   }
   const bool accepting = matcher.IsAccepting();
+  if (accepting && !IsJson(accepted)) Fail("a sentence that is not JSON", accepted);
   if (!matcher.Overflowed()) {
     matcher.RollbackTo(0);
     if (!matcher.AcceptBytes(accepted) || matcher.IsAccepting() != accepting) Fail("replay after rollback", accepted);
   }
 
   GrammarMatcher walker(grammar, kMaxStacks);
+  std::string walked;
   for (const char c : steering) {
     const ByteSet next = walker.NextBytes();
     if (next.Empty() || walker.Overflowed()) break;
     const uint8_t byte = NthByte(next, static_cast<uint8_t>(c) % next.Count());
     if (!walker.AcceptByte(byte) && !walker.Overflowed()) Fail("a byte from NextBytes refused", std::to_string(byte));
+    walked.push_back(static_cast<char>(byte));
+  }
+  if (walker.IsAccepting() && !walker.Overflowed() && !IsJson(walked)) {
+    Fail("a walked sentence that is not JSON", walked);
   }
   return 0;
 }

@@ -142,6 +142,19 @@ TEST(structured_json_schema_numbers, MultipleOfInSchemasIsExact) {
     ExpectExactMultiples(SchemaGrammar(c.schema), c.k, c.lo, c.hi, -2500, 2500, c.schema);
 }
 
+TEST(structured_json_schema_numbers, LargeMultipleOfOverAShortRangeIsListed) {
+  const auto grammar =
+      SchemaGrammar(R"({"type": "integer", "multipleOf": 1000000000000, "minimum": -5000000000000, "maximum": 3e12})");
+  ASSERT_NE(grammar, nullptr);
+  const __int128 k = 1000000000000;
+  for (__int128 m = -7; m <= 5; ++m) {
+    for (const int d : {-1, 0, 1}) {
+      const __int128 v = m * k + d;
+      EXPECT_EQ(Accepts(grammar, Text(v)), d == 0 && m >= -5 && m <= 3) << Text(v);
+    }
+  }
+}
+
 // ------------------------------------------------------- fractional bounds
 
 struct Bound {
