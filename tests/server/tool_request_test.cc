@@ -18,7 +18,11 @@ Read ReadBody(const std::string& text, bool auto_tool_choice = true, bool with_c
   const nlohmann::json body = ordered;
   FieldReader r(body);
   Read out;
-  if (with_constraint) out.params.structured_outputs = StructuredOutputsParams{.regex = "a+"};
+  if (with_constraint) {
+    StructuredOutputsParams constraint;
+    constraint.regex = "a+";
+    out.params.structured_outputs = constraint;
+  }
   out.tools = ReadToolRequest(r, ordered, auto_tool_choice, out.params);
   out.error = r.error();
   return out;

@@ -62,11 +62,22 @@ void ExpectMaskMatchesBruteForce(GrammarMatcher& matcher, const std::vector<std:
   EXPECT_EQ(matcher.NumBytes(), before);
 }
 
-TEST(structured_token_mask, MatchesTryingEachTokenAlongRandomWalks) {
+// Strings of at most 12 characters or short numbers, in a list: a state per
+// length, and ambiguity between the branches (the mask walk memoizes steps
+// between states, which this exercises).
+std::shared_ptr<const Grammar> ListsOfBoundedStrings() {
+  GrammarBuilder builder;
+  const ExprPtr character = Choice({CodePointsExcept({{'"', '"'}, {'\\', '\\'}}), Literal("\\\"")});
+  const ExprPtr item = Choice({Sequence({Literal("\""), Repeat(character, 0, 12), Literal("\"")}),
+                               Repeat(Bytes(ByteSet::Range('0', '9')), 1, 3), Sequence({Literal("1"), Literal("23")})});
+  builder.Define("root", Sequence({Literal("["), item, Star(Sequence({Literal(","), item})), Literal("]")}));
+  return BuildOrDie(builder);
+}
+
+// Along random walks, every step's mask against trying each token alone.
+void ExpectMasksMatchAlongRandomWalks(const std::shared_ptr<const Grammar>& grammar) {
   const auto vocab = TestVocabulary();
   const TokenTrie trie(vocab);
-  const auto grammar = ListsOfNumbersAndStrings();
-  ASSERT_NE(grammar, nullptr);
   std::mt19937 rng(11);
   for (int walk = 0; walk < 4; ++walk) {
     GrammarMatcher matcher(grammar);
@@ -82,6 +93,18 @@ TEST(structured_token_mask, MatchesTryingEachTokenAlongRandomWalks) {
       ASSERT_TRUE(matcher.AcceptBytes(vocab[allowed[rng() % allowed.size()]]));
     }
   }
+}
+
+TEST(structured_token_mask, MatchesTryingEachTokenAlongRandomWalks) {
+  const auto grammar = ListsOfNumbersAndStrings();
+  ASSERT_NE(grammar, nullptr);
+  ExpectMasksMatchAlongRandomWalks(grammar);
+}
+
+TEST(structured_token_mask, MatchesTryingEachTokenInBoundedStrings) {
+  const auto grammar = ListsOfBoundedStrings();
+  ASSERT_NE(grammar, nullptr);
+  ExpectMasksMatchAlongRandomWalks(grammar);
 }
 
 TEST(structured_token_mask, FinishedSentenceAllowsNoToken) {

@@ -33,8 +33,10 @@ StatusOr<structured::JsonSchemaOptions> JsonOptions(const std::optional<std::str
   structured::JsonSchemaOptions options;
   options.max_whitespace = 0;
   if (!whitespace_pattern) {
-    options.item_separator = ", ";
-    options.key_separator = ": ";
+    // Appended to the defaults "," and ":" (assigning them whole makes GCC
+    // 12 warn, falsely, -Wmaybe-uninitialized).
+    options.item_separator += ' ';
+    options.key_separator += ' ';
     return options;
   }
   StatusOr<structured::ExprPtr> whitespace = structured::RegexToExpr(*whitespace_pattern);

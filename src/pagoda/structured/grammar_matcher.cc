@@ -44,17 +44,18 @@ void GrammarMatcher::FillNextTokenMask(const TokenTrie& trie, TokenBitmask* mask
   if (Current().Finished()) return;
   const size_t mark = pda_.Mark();
   trial_.resize(static_cast<size_t>(trie.max_depth()) + 1);
-  trial_[0] = Current();
+  walk_.Reset(Current());
+  trial_[0] = 0;
   const auto& nodes = trie.nodes();
   const auto& token_ids = trie.token_ids();
   for (size_t i = 0; i < nodes.size();) {
     const TokenTrie::Node& node = nodes[i];
-    PdaState& state = trial_[node.depth];
-    pda_.Advance(trial_[node.depth - 1], node.byte, &state);
-    if (state.Dead()) {
+    const int32_t state = walk_.Step(pda_, trial_[node.depth - 1], node.byte);
+    if (state == MaskWalk::kDead) {
       i = static_cast<size_t>(node.subtree_end);
       continue;
     }
+    trial_[node.depth] = state;
     for (int32_t t = 0; t < node.token_count; ++t) mask->Set(token_ids[node.first_token + t]);
     ++i;
   }

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pagoda/structured/grammar.h"
+#include "pagoda/structured/mask_walk.h"
 #include "pagoda/structured/pda.h"
 #include "pagoda/structured/token_trie.h"
 
@@ -52,7 +53,8 @@ class GrammarMatcher {
 
   Pda pda_;
   std::vector<PdaState> history_;  // history_[n]: the state after n bytes
-  std::vector<PdaState> trial_;    // FillNextTokenMask's state per trie depth
+  MaskWalk walk_;                  // FillNextTokenMask's states
+  std::vector<int32_t> trial_;     // FillNextTokenMask's state per trie depth
   bool overflowed_ = false;
 };
 

@@ -134,7 +134,8 @@ ExprPtr CanonicalNumeralsBetween(const std::string& lo, const std::optional<std:
   const size_t hi_width = hi ? hi->size() : lo_width;
   std::vector<ExprPtr> choices;
   for (size_t width = lo_width; width <= hi_width; ++width) {
-    const std::string first = width == lo_width ? lo : "1" + std::string(width - 1, '0');
+    // Appended rather than "1" + string, on which GCC 12 warns falsely (-Wrestrict).
+    const std::string first = width == lo_width ? lo : std::string(1, '1').append(width - 1, '0');
     const std::string last = hi && width == hi_width ? *hi : std::string(width, '9');
     if (first <= last) {  // one width: text order is value order
       choices.push_back(Span(digits(first), digits(last), Radix::kDecimal).From(0, true, true));

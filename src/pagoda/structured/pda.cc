@@ -9,15 +9,38 @@ Pda::Pda(std::shared_ptr<const Grammar> grammar, size_t max_stacks)
     : grammar_(std::move(grammar)), max_stacks_(max_stacks) {}
 
 int32_t Pda::Intern(const Frame& frame) {
-  const FrameKey key{PackPosition(frame), frame.parent};
-  const auto [it, inserted] = frame_ids_.emplace(key, static_cast<int32_t>(frames_.size()));
-  if (inserted) frames_.push_back(frame);
-  return it->second;
+  if (2 * (frames_.size() + 1) > index_.size()) GrowIndex();
+  const uint64_t position = PackPosition(frame);
+  const size_t mask = index_.size() - 1;
+  for (size_t i = Hash(position, frame.parent) & mask;; i = (i + 1) & mask) {
+    Slot& slot = index_[i];
+    if (slot.id < 0) {
+      slot = Slot{position, frame.parent, static_cast<int32_t>(frames_.size())};
+      frames_.push_back(frame);
+      return slot.id;
+    }
+    if (slot.position == position && slot.parent == frame.parent) return slot.id;
+  }
+}
+
+void Pda::GrowIndex() {
+  index_.assign(std::max<size_t>(64, 2 * index_.size()), Slot{0, 0, -1});
+  const size_t mask = index_.size() - 1;
+  for (size_t id = 0; id < frames_.size(); ++id) {
+    const uint64_t position = PackPosition(frames_[id]);
+    size_t i = Hash(position, frames_[id].parent) & mask;
+    while (index_[i].id >= 0) i = (i + 1) & mask;
+    index_[i] = Slot{position, frames_[id].parent, static_cast<int32_t>(id)};
+  }
 }
 
 void Pda::Truncate(size_t mark) {
-  for (size_t id = mark; id < frames_.size(); ++id) {
-    frame_ids_.erase(FrameKey{PackPosition(frames_[id]), frames_[id].parent});
+  const size_t mask = index_.size() - 1;
+  for (size_t id = frames_.size(); id-- > mark;) {  // newest first: see index_
+    const uint64_t position = PackPosition(frames_[id]);
+    size_t i = Hash(position, frames_[id].parent) & mask;
+    while (index_[i].id != static_cast<int32_t>(id)) i = (i + 1) & mask;
+    index_[i].id = -1;
   }
   frames_.resize(std::min(mark, frames_.size()));
 }

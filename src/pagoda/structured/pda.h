@@ -10,7 +10,6 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pagoda/structured/byte_set.h"
@@ -63,18 +62,19 @@ class Pda {
     return (uint64_t(uint32_t(frame.rule)) << 40) ^ (uint64_t(uint32_t(frame.alternative)) << 20) ^
            uint64_t(uint32_t(frame.dot));
   }
-  struct FrameKey {
+  static uint64_t Hash(uint64_t position, int32_t parent) {
+    return (position * 0x9E3779B97F4A7C15ull) ^ (uint64_t(uint32_t(parent)) * 0xC2B2AE3D27D4EB4Full);
+  }
+  // A slot of the frame index: a frame's key and id (id -1: empty).
+  struct Slot {
     uint64_t position;
     int32_t parent;
-    friend bool operator==(const FrameKey&, const FrameKey&) = default;
-  };
-  struct FrameKeyHash {
-    size_t operator()(const FrameKey& key) const {
-      return (key.position * 0x9E3779B97F4A7C15ull) ^ (uint64_t(uint32_t(key.parent)) * 0xC2B2AE3D27D4EB4Full);
-    }
+    int32_t id;
   };
 
   int32_t Intern(const Frame& frame);
+  // Doubles the index and re-inserts every frame in id order.
+  void GrowIndex();
   // Adds to `out` every stack that `frame` reaches without input.
   void Close(int32_t frame, PdaState* out);
   Symbol NextSymbol(const Frame& frame) const {
@@ -85,7 +85,13 @@ class Pda {
   std::shared_ptr<const Grammar> grammar_;
   size_t max_stacks_;
   std::vector<Frame> frames_;
-  std::unordered_map<FrameKey, int32_t, FrameKeyHash> frame_ids_;
+  // Frame ids by key: open addressing with linear probing, at most half
+  // full. The mask walk interns a frame per trie node and Truncate drops
+  // them again, so a node-based map's allocations would dominate. Frames
+  // enter in id order and leave in reverse id order (Truncate), so a
+  // leaving frame's slot can simply be emptied: no frame still present
+  // probed past it.
+  std::vector<Slot> index_;
   // Closure scratch: frames seen this closure (by epoch), and the worklist.
   std::vector<uint32_t> seen_;
   uint32_t epoch_ = 0;
