@@ -4,11 +4,13 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "grammar_test_util.h"
 #include "pagoda/structured/json_grammar_primitives.h"
 #include "pagoda/structured/json_schema_to_grammar.h"
 #include "pagoda/structured/json_string_chars.h"
+#include "pagoda/structured/json_string_formats.h"
 #include "pagoda/structured/numeral_ranges.h"
 
 namespace pagoda::structured {
@@ -73,6 +75,33 @@ TEST(structured_json_primitives, IntegerRangesMatchTheirValues) {
   EXPECT_FALSE(Accepts(extreme, "9223372036854775808"));
   EXPECT_FALSE(Accepts(extreme, "-9223372036854775809"));
   EXPECT_FALSE(Accepts(extreme, "10000000000000000000"));
+}
+
+// RFC 5321's lengths (local part 64 bytes, domain 255) and RFC 3339
+// fractions up to nanoseconds: what a model may write before it must stop.
+TEST(structured_json_primitives, EmailsAndFractionsAreBounded) {
+  const auto email = Of(FormatStringContents("email"));
+  ASSERT_NE(email, nullptr);
+  const std::string label(63, 'd');
+  const std::string domain = label + "." + label + "." + label + "." + std::string(63, 'e');  // 255 bytes
+  ASSERT_EQ(domain.size(), 255u);
+  for (const std::string& good :
+       std::vector<std::string>{"a@b", "first.last@ex-ample.com", "x!#$%&'*+/=?^_`{|}~-@a1-2-b.c",
+                                std::string(64, 'l') + "@x", "l@" + domain,
+                                std::string(31, 'l') + "." + std::string(32, 'l') + "@x"}) {
+    EXPECT_TRUE(Accepts(email, good)) << good;
+  }
+  for (const std::string& bad :
+       std::vector<std::string>{std::string(65, 'l') + "@x", "l@" + domain + "e", "a..b@x", ".a@x", "a.@x", "a@-b",
+                                "a@b-", "a@b-.c", "a@b..c", "a@b.", "@b", "a@"}) {
+    EXPECT_FALSE(Accepts(email, bad)) << bad;
+  }
+  const auto time = Of(FormatStringContents("time"));
+  ASSERT_NE(time, nullptr);
+  EXPECT_TRUE(Accepts(time, "12:00:00.123456789Z"));
+  EXPECT_TRUE(Accepts(time, "12:00:00.1+01:00"));
+  EXPECT_FALSE(Accepts(time, "12:00:00.1234567890Z"));
+  EXPECT_FALSE(Accepts(time, "12:00:00.Z"));
 }
 
 TEST(structured_json_primitives, StringCharactersFollowJsonEscapes) {

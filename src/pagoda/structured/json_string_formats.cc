@@ -9,6 +9,10 @@
 namespace pagoda::structured {
 namespace {
 
+constexpr int kMaxFractionDigits = 9;
+constexpr int kMaxEmailLocalPart = 64;
+constexpr int kMaxEmailDomain = 255;
+
 ExprPtr Chars(std::string_view chars) {
   ByteSet set;
   for (const char c : chars) set.Add(static_cast<uint8_t>(c));
@@ -47,7 +51,9 @@ ExprPtr Date() {
 ExprPtr Time() {
   const ExprPtr hour = Decimal(0, 23, 2);
   const ExprPtr minute = Decimal(0, 59, 2);
-  const ExprPtr fraction = Optional(Sequence({Literal("."), Plus(Range('0', '9'))}));
+  // RFC 3339 puts no bound on the fraction; generated ones stop at
+  // nanoseconds, so that a model cannot run on in digits for ever.
+  const ExprPtr fraction = Optional(Sequence({Literal("."), Repeat(Range('0', '9'), 1, kMaxFractionDigits)}));
   const ExprPtr offset = Choice({Chars("Zz"), Sequence({Chars("+-"), hour, Literal(":"), minute})});
   return Sequence({hour, Literal(":"), minute, Literal(":"), minute, fraction, offset});
 }
@@ -64,12 +70,41 @@ ExprPtr Ipv4() {
   return Sequence({octet, Literal("."), octet, Literal("."), octet, Literal("."), octet});
 }
 
+// Dot-separated runs of `unit` of at most `max_length` bytes in all, each
+// run starting and ending with `unit`; within a run `joiner` may stand
+// between units (the hyphens of a domain label). Built from the end: by[k]
+// is what may follow a unit with k bytes left, so each length is one node,
+// shared by everything that reaches it (GrammarBuilder lowers it once).
+ExprPtr BoundedDotRuns(const ExprPtr& unit, const ExprPtr& joiner, int max_length) {
+  std::vector<ExprPtr> after_unit(static_cast<size_t>(max_length) + 1);    // a unit just ended a run
+  std::vector<ExprPtr> after_joiner(static_cast<size_t>(max_length) + 1);  // a joiner: a unit must follow
+  std::vector<ExprPtr> run_start(static_cast<size_t>(max_length) + 1);     // a unit must follow
+  for (int k = 0; k <= max_length; ++k) {
+    const auto at = [](const std::vector<ExprPtr>& v, int i) { return v[static_cast<size_t>(i)]; };
+    run_start[k] = k >= 1 ? Sequence({unit, at(after_unit, k - 1)}) : Choice({});
+    std::vector<ExprPtr> next = {Empty()};
+    if (k >= 1) next.push_back(Sequence({unit, at(after_unit, k - 1)}));
+    if (k >= 2) next.push_back(Sequence({Literal("."), at(run_start, k - 1)}));
+    if (joiner && k >= 2) next.push_back(Sequence({joiner, at(after_joiner, k - 1)}));
+    after_unit[k] = Choice(std::move(next));
+    if (joiner) {
+      std::vector<ExprPtr> more;
+      if (k >= 1) more.push_back(Sequence({unit, at(after_unit, k - 1)}));
+      if (k >= 2) more.push_back(Sequence({joiner, at(after_joiner, k - 1)}));
+      after_joiner[k] = Choice(std::move(more));
+    }
+  }
+  return run_start[static_cast<size_t>(max_length)];
+}
+
+// A dot-atom local part and a host name, within RFC 5321's limits (64 and
+// 255 bytes, section 4.5.3.1): jsonschema checks only for an "@", but
+// without a bound a model can run on in an address for ever.
 ExprPtr Email() {
-  const ExprPtr atom = Plus(Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9'), Chars("!#$%&'*+/=?^_`{|}~-")}));
+  const ExprPtr atom_char = Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9'), Chars("!#$%&'*+/=?^_`{|}~-")});
   const ExprPtr alnum = Choice({Range('a', 'z'), Range('A', 'Z'), Range('0', '9')});
-  const ExprPtr label = Sequence({alnum, Optional(Sequence({Star(Choice({alnum, Literal("-")})), alnum}))});
-  return Sequence({atom, Star(Sequence({Literal("."), atom})), Literal("@"), label,
-                   Star(Sequence({Literal("."), label}))});
+  return Sequence({BoundedDotRuns(atom_char, nullptr, kMaxEmailLocalPart), Literal("@"),
+                   BoundedDotRuns(alnum, Literal("-"), kMaxEmailDomain)});
 }
 
 // RFC 3986 (appendix A), as rfc3986-validator (jsonschema's "uri" and
