@@ -86,6 +86,21 @@ inline std::vector<RequestOutput> RunConcurrently(Engine& engine, const std::vec
   return outputs;
 }
 
+// Runs `requests` concurrently on `engine` (whose cache is too small for
+// all of them) until the scheduler had to preempt, at most `tries` times,
+// checking each run with `check`. The engine's thread may start on the
+// first request before the test's thread adds the rest, on a loaded machine
+// long enough that they never overlap; another try then overlaps them.
+template <typename Check>
+void RunUntilPreempted(Engine& engine, const std::vector<TestRequest>& requests, const std::string& id_prefix,
+                       Check check, int tries = 3) {
+  for (int t = 0; t < tries; ++t) {
+    check(RunConcurrently(engine, requests, id_prefix + std::to_string(t) + "-"));
+    if (engine.Stats().num_preemptions > 0) return;
+  }
+  ADD_FAILURE() << "no preemption in " << tries << " concurrent runs";
+}
+
 // Runs each request by itself: the next is added when the last finished.
 inline std::vector<RequestOutput> RunOneByOne(Engine& engine, const std::vector<TestRequest>& requests,
                                               const std::string& id_prefix) {
