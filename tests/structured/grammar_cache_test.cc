@@ -34,6 +34,19 @@ TEST(structured_compiled_grammar, MasksAreCachedByState) {
   EXPECT_EQ(compiled.num_cached_lookups(), 1u);
 }
 
+TEST(structured_compiled_grammar, CachedMaskIsALookupOnly) {
+  CompiledGrammar compiled(AThenBs(), Vocabulary());
+  GrammarMatcher matcher = compiled.NewMatcher();
+  EXPECT_EQ(compiled.CachedNextTokenMask(matcher), nullptr);  // never walks
+  EXPECT_EQ(compiled.num_computed_masks(), 0u);
+  const auto first = compiled.NextTokenMask(matcher);
+  EXPECT_EQ(compiled.CachedNextTokenMask(matcher), first);
+  ASSERT_TRUE(matcher.AcceptBytes("a"));
+  EXPECT_EQ(compiled.CachedNextTokenMask(matcher), nullptr);
+  EXPECT_EQ(compiled.num_computed_masks(), 1u);
+  EXPECT_EQ(compiled.num_cached_lookups(), 1u);
+}
+
 TEST(structured_compiled_grammar, LeastRecentlyUsedMasksAreDropped) {
   CompiledGrammar compiled(AThenBs(), Vocabulary(), /*max_cached_masks=*/1);
   GrammarMatcher matcher = compiled.NewMatcher();

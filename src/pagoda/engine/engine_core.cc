@@ -354,11 +354,16 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
     const LogitsMode mode = scores_prompt[j] ? LogitsMode::kAll : e.needs_logits ? LogitsMode::kLast : LogitsMode::kNone;
     chunks_.push_back(SequenceChunk{e.token_ids, static_cast<int32_t>(e.num_computed_tokens), e.block_tables, mode});
   }
-  // Structured-output masks are computed on a thread of their own while
-  // the model runs: each sequence's grammar state is final already.
+  // Structured-output masks: cached ones are copied here (a lookup); the
+  // rest are computed on a thread of their own while the model runs (each
+  // sequence's grammar state is final already). Starting that thread only
+  // for walks keeps a step whose masks are all cached from paying for it
+  // and from taking a core from the model.
   std::future<void> masks;
-  if (std::vector<GrammarConstraint*> constraints = ConstraintsToSample(plan); !constraints.empty()) {
-    masks = std::async(std::launch::async, [constraints = std::move(constraints)] {
+  std::vector<GrammarConstraint*> to_walk = ConstraintsToSample(plan);
+  std::erase_if(to_walk, [](GrammarConstraint* c) { return c->TryCachedNextTokenBitmask(); });
+  if (!to_walk.empty()) {
+    masks = std::async(std::launch::async, [constraints = std::move(to_walk)] {
       for (GrammarConstraint* c : constraints) c->ComputeNextTokenBitmask();
     });
   }

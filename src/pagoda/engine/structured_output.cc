@@ -144,8 +144,22 @@ GrammarConstraint::GrammarConstraint(std::shared_ptr<CompiledGrammar> grammar, s
 
 void GrammarConstraint::ComputeNextTokenBitmask() {
   if (!reasoning_end_.empty()) return bitmask_.clear();
-  const std::shared_ptr<const structured::TokenBitmask> mask = grammar_->NextTokenMask(matcher_);
-  bitmask_ = mask->words();
+  SetBitmask(*grammar_->NextTokenMask(matcher_));
+}
+
+bool GrammarConstraint::TryCachedNextTokenBitmask() {
+  if (!reasoning_end_.empty()) {
+    bitmask_.clear();
+    return true;
+  }
+  const std::shared_ptr<const structured::TokenBitmask> mask = grammar_->CachedNextTokenMask(matcher_);
+  if (mask == nullptr) return false;
+  SetBitmask(*mask);
+  return true;
+}
+
+void GrammarConstraint::SetBitmask(const structured::TokenBitmask& mask) {
+  bitmask_ = mask.words();
   if (matcher_.IsAccepting()) {
     for (const int32_t id : eos_token_ids_) bitmask_[id >> 6] |= uint64_t{1} << (id & 63);
   }

@@ -52,6 +52,9 @@ class GrammarConstraint {
   // when the text so far is complete. May run on another thread than the
   // rest, while nothing else touches this constraint.
   void ComputeNextTokenBitmask();
+  // ComputeNextTokenBitmask() if the grammar has the mask cached (true);
+  // false, changing nothing, if it would have to walk the vocabulary.
+  bool TryCachedNextTokenBitmask();
   // What the last ComputeNextTokenBitmask() found, one bit per token id;
   // empty (every token allowed) while the model is still reasoning.
   std::span<const uint64_t> bitmask() const { return bitmask_; }
@@ -65,6 +68,7 @@ class GrammarConstraint {
   // Follows a token of the reasoning; the bytes after its end go to the grammar.
   bool FollowReasoning(int32_t token_id);
   bool IsEos(int32_t token_id) const;
+  void SetBitmask(const structured::TokenBitmask& mask);
 
   std::shared_ptr<structured::CompiledGrammar> grammar_;
   std::vector<int32_t> eos_token_ids_;

@@ -8,16 +8,22 @@ CompiledGrammar::CompiledGrammar(std::shared_ptr<const Grammar> grammar, std::sh
                                  size_t max_cached_masks)
     : grammar_(std::move(grammar)), vocabulary_(std::move(vocabulary)), max_cached_masks_(max_cached_masks) {}
 
+std::shared_ptr<const TokenBitmask> CompiledGrammar::Lookup(const std::string& key) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  const auto it = masks_.find(key);
+  if (it == masks_.end()) return nullptr;
+  recency_.splice(recency_.begin(), recency_, it->second.position);
+  ++lookups_;
+  return it->second.mask;
+}
+
+std::shared_ptr<const TokenBitmask> CompiledGrammar::CachedNextTokenMask(const GrammarMatcher& matcher) {
+  return Lookup(matcher.StateKey());
+}
+
 std::shared_ptr<const TokenBitmask> CompiledGrammar::NextTokenMask(GrammarMatcher& matcher) {
   std::string key = matcher.StateKey();
-  {
-    std::lock_guard<std::mutex> lock(mutex_);
-    if (auto it = masks_.find(key); it != masks_.end()) {
-      recency_.splice(recency_.begin(), recency_, it->second.position);
-      ++lookups_;
-      return it->second.mask;
-    }
-  }
+  if (auto cached = Lookup(key)) return cached;
   // Walked outside the lock: the matcher is the caller's own.
   auto mask = std::make_shared<TokenBitmask>(vocabulary_->vocab_size());
   matcher.FillNextTokenMask(*vocabulary_, mask.get());

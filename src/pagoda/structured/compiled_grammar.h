@@ -31,12 +31,17 @@ class CompiledGrammar {
   // The tokens `matcher` (of this grammar) accepts next, end-of-sequence
   // tokens aside. Thread-safe.
   std::shared_ptr<const TokenBitmask> NextTokenMask(GrammarMatcher& matcher);
+  // The same if it is cached, else nullptr: a lookup that never walks the
+  // vocabulary, cheap enough to make before deciding to walk elsewhere.
+  std::shared_ptr<const TokenBitmask> CachedNextTokenMask(const GrammarMatcher& matcher);
 
   // Masks computed by walking the vocabulary, and those found cached.
   size_t num_computed_masks() const;
   size_t num_cached_lookups() const;
 
  private:
+  std::shared_ptr<const TokenBitmask> Lookup(const std::string& key);
+
   using Lru = std::list<std::string>;
   struct Entry {
     std::shared_ptr<const TokenBitmask> mask;
