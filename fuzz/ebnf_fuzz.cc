@@ -10,42 +10,21 @@
 // the start, the first walk's accepted prefix is accepted again.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
 
+#include "matcher_walks.h"
 #include "pagoda/structured/ebnf.h"
-#include "pagoda/structured/grammar_matcher.h"
 
 namespace {
 
 using pagoda::StatusCode;
-using pagoda::structured::ByteSet;
 using pagoda::structured::EbnfOptions;
 using pagoda::structured::EbnfToGrammar;
 using pagoda::structured::Grammar;
-using pagoda::structured::GrammarMatcher;
-
-void Fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "ebnf_fuzz: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-// Fewer parse stacks than the engine's 4,096 keep each step short; the
-// overflow path is exercised all the same.
-constexpr size_t kMaxStacks = 256;
-
-// The n-th byte of `set`, n < set.Count().
-uint8_t NthByte(const ByteSet& set, int n) {
-  for (int b = 0; b < 256; ++b) {
-    if (set.Contains(static_cast<uint8_t>(b)) && n-- == 0) return static_cast<uint8_t>(b);
-  }
-  Fail("NthByte", "past the set");
-  return 0;
-}
+using pagoda::structured::fuzz::Fail;
 
 }  // namespace
 
@@ -64,30 +43,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const auto grammar = std::make_shared<const Grammar>(std::move(*built));
-
-  GrammarMatcher matcher(grammar, kMaxStacks);
-  std::string accepted;
-  for (const char c : steering) {
-    const auto byte = static_cast<uint8_t>(c);
-    const bool allowed = matcher.NextBytes().Contains(byte);
-    if (matcher.AcceptByte(byte) != allowed && !matcher.Overflowed()) {
-      Fail("AcceptByte disagrees with NextBytes", std::to_string(byte));
-    }
-    if (allowed) accepted.push_back(c);
-  }
-  const bool accepting = matcher.IsAccepting();
-  if (!matcher.Overflowed()) {
-    matcher.RollbackTo(0);
-    if (!matcher.AcceptBytes(accepted) || matcher.IsAccepting() != accepting) Fail("replay after rollback", accepted);
-  }
-
-  GrammarMatcher walker(grammar, kMaxStacks);
-  for (const char c : steering) {
-    const ByteSet next = walker.NextBytes();
-    if (next.Empty() || walker.Overflowed()) break;
-    const uint8_t byte = NthByte(next, static_cast<uint8_t>(c) % next.Count());
-    // Refused only when this step overflowed (a grammar too ambiguous to follow).
-    if (!walker.AcceptByte(byte) && !walker.Overflowed()) Fail("a byte from NextBytes refused", std::to_string(byte));
-  }
+  pagoda::structured::fuzz::FeedAsGiven(grammar, steering);
+  pagoda::structured::fuzz::WalkAllowed(grammar, steering);
   return 0;
 }

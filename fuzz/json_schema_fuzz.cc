@@ -14,8 +14,6 @@
 // spaced separators, or bounded whitespace) and strict mode.
 #include <cstddef>
 #include <cstdint>
-#include <cstdio>
-#include <cstdlib>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -23,33 +21,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pagoda/structured/grammar_matcher.h"
+#include "matcher_walks.h"
 #include "pagoda/structured/json_schema_to_grammar.h"
 
 namespace {
 
 using pagoda::StatusCode;
-using pagoda::structured::ByteSet;
 using pagoda::structured::Grammar;
-using pagoda::structured::GrammarMatcher;
 using pagoda::structured::JsonSchemaOptions;
 using pagoda::structured::JsonSchemaToGrammar;
-
-void Fail(const char* what, const std::string& detail) {
-  std::fprintf(stderr, "json_schema_fuzz: %s: %s\n", what, detail.c_str());
-  std::abort();
-}
-
-// Fewer parse stacks than the engine's 4,096 keep each step short.
-constexpr size_t kMaxStacks = 256;
-
-uint8_t NthByte(const ByteSet& set, int n) {
-  for (int b = 0; b < 256; ++b) {
-    if (set.Contains(static_cast<uint8_t>(b)) && n-- == 0) return static_cast<uint8_t>(b);
-  }
-  Fail("NthByte", "past the set");
-  return 0;
-}
+using pagoda::structured::fuzz::Fail;
 
 // `text` is JSON; numbers beyond a double's range (1e999) count as JSON,
 // though nlohmann's parser refuses them.
@@ -104,35 +85,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     return 0;
   }
   const auto grammar = std::make_shared<const Grammar>(std::move(*built));
-
-  GrammarMatcher matcher(grammar, kMaxStacks);
-  std::string accepted;
-  for (const char c : steering) {
-    const auto byte = static_cast<uint8_t>(c);
-    const bool allowed = matcher.NextBytes().Contains(byte);
-    if (matcher.AcceptByte(byte) != allowed && !matcher.Overflowed()) {
-      Fail("AcceptByte disagrees with NextBytes", std::to_string(byte));
-    }
-    if (allowed) accepted.push_back(c);
-  }
-  const bool accepting = matcher.IsAccepting();
-  if (accepting && !IsJson(accepted)) Fail("a sentence that is not JSON", accepted);
-  if (!matcher.Overflowed()) {
-    matcher.RollbackTo(0);
-    if (!matcher.AcceptBytes(accepted) || matcher.IsAccepting() != accepting) Fail("replay after rollback", accepted);
-  }
-
-  GrammarMatcher walker(grammar, kMaxStacks);
-  std::string walked;
-  for (const char c : steering) {
-    const ByteSet next = walker.NextBytes();
-    if (next.Empty() || walker.Overflowed()) break;
-    const uint8_t byte = NthByte(next, static_cast<uint8_t>(c) % next.Count());
-    if (!walker.AcceptByte(byte) && !walker.Overflowed()) Fail("a byte from NextBytes refused", std::to_string(byte));
-    walked.push_back(static_cast<char>(byte));
-  }
-  if (walker.IsAccepting() && !walker.Overflowed() && !IsJson(walked)) {
-    Fail("a walked sentence that is not JSON", walked);
-  }
+  const auto fed = pagoda::structured::fuzz::FeedAsGiven(grammar, steering);
+  if (fed.accepting && !IsJson(fed.text)) Fail("a sentence that is not JSON", fed.text);
+  const auto walked = pagoda::structured::fuzz::WalkAllowed(grammar, steering);
+  if (walked.accepting && !IsJson(walked.text)) Fail("a walked sentence that is not JSON", walked.text);
   return 0;
 }
