@@ -12,12 +12,14 @@
 // Each super-block of a panel of 8 weight rows is unpacked once
 // (k_decode_avx2.h) and every x row streams past it: each x vector serves
 // the 8 rows, and the 8 rows' integer sums are reduced together so that the
-// float update runs with one row per lane.
+// float update runs with one row per lane. A single x row of Q4_K, Q5_K or
+// Q6_K (decode) takes matmul_k_decode_avx2.cc's fused lane-per-row panels.
 #include <immintrin.h>
 
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx2/avx2_util.h"
 #include "pagoda/kernels/cpu/avx2/k_decode_avx2.h"
+#include "pagoda/kernels/cpu/avx2/matmul_k_decode_avx2.h"
 
 namespace pagoda::kernels::cpu::avx2 {
 namespace {
@@ -69,6 +71,7 @@ void Tile(const UnpackedK* row, int rows, const BlockQ8_K& x, bool first, float*
 
 void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
              void* scratch, float* y) {
+  if (m == 1 && HasDecodePanelsK(w.dtype)) return DecodePanelsK(x, w, row_begin, row_end, y);
   const int64_t nb = w.cols / kSuperBlock;
   auto* unpacked = static_cast<UnpackedK*>(scratch);
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {

@@ -9,53 +9,12 @@
 
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx2/avx2_util.h"
+#include "pagoda/kernels/cpu/avx2/matmul_quant_decode_avx2.h"
+#include "pagoda/kernels/cpu/avx2/quant_block_avx2.h"
 #include "pagoda/kernels/cpu/reference/iq4_values.h"
 
 namespace pagoda::kernels::cpu::avx2 {
 namespace {
-
-enum class Kind { kQ4_0, kQ4_1, kQ8_0, kQ5_0, kQ5_1, kIQ4_NL };
-
-template <Kind K>
-struct Layout;
-template <>
-struct Layout<Kind::kQ4_0> {
-  static constexpr int kBlockBytes = 18;  // d, 16 nibble bytes
-  static constexpr int kQsOffset = 2;
-};
-template <>
-struct Layout<Kind::kQ4_1> {
-  static constexpr int kBlockBytes = 20;  // d, m, 16 nibble bytes
-  static constexpr int kQsOffset = 4;
-};
-template <>
-struct Layout<Kind::kQ8_0> {
-  static constexpr int kBlockBytes = 34;  // d, 32 signed bytes
-  static constexpr int kQsOffset = 2;
-};
-template <>
-struct Layout<Kind::kQ5_0> {
-  static constexpr int kBlockBytes = 22;  // d, 32 high bits, 16 nibble bytes
-  static constexpr int kQhOffset = 2;
-  static constexpr int kQsOffset = 6;
-};
-template <>
-struct Layout<Kind::kQ5_1> {
-  static constexpr int kBlockBytes = 24;  // d, m, 32 high bits, 16 nibble bytes
-  static constexpr int kQhOffset = 4;
-  static constexpr int kQsOffset = 8;
-};
-template <>
-struct Layout<Kind::kIQ4_NL> {
-  static constexpr int kBlockBytes = 18;  // d, 16 bytes of table indices
-  static constexpr int kQsOffset = 2;
-};
-
-template <Kind K>
-constexpr bool kHasMinimum = K == Kind::kQ4_1 || K == Kind::kQ5_1;
-// Signed weights are packed as |w| (vectors 0-7) and w (8-15) for maddubs.
-template <Kind K>
-constexpr bool kSigned = K == Kind::kQ8_0 || K == Kind::kIQ4_NL;
 
 // Packed block: kVectors weight vectors, then the 8 scales, then (Q4_1, Q5_1) the 8 minimums.
 template <Kind K>
@@ -64,34 +23,6 @@ template <Kind K>
 constexpr int kPackedBytes = kVectors<K> * 32 + (kHasMinimum<K> ? 64 : 32);
 static_assert(kPackedBytes<Kind::kQ8_0> <= kScratchBytesPerBlock);
 static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
-
-// Transposes 4 vectors whose 128-bit lanes hold rows (lane L of v[a] = row a + 4L)
-// so that dword r of out[t] is dword t of row r.
-inline void Transpose4(const __m256i v[4], __m256i out[4]) {
-  const __m256i t0 = _mm256_unpacklo_epi32(v[0], v[1]);
-  const __m256i t1 = _mm256_unpackhi_epi32(v[0], v[1]);
-  const __m256i t2 = _mm256_unpacklo_epi32(v[2], v[3]);
-  const __m256i t3 = _mm256_unpackhi_epi32(v[2], v[3]);
-  out[0] = _mm256_unpacklo_epi64(t0, t2);
-  out[1] = _mm256_unpackhi_epi64(t0, t2);
-  out[2] = _mm256_unpacklo_epi64(t1, t3);
-  out[3] = _mm256_unpackhi_epi64(t1, t3);
-}
-
-// 16 bytes at `offset` of every row, arranged so that lane L of v[a] holds row a + 4L.
-inline void LoadRows(const uint8_t* const row[8], int64_t offset, __m256i v[4]) {
-  for (int a = 0; a < 4; ++a) {
-    v[a] = _mm256_loadu2_m128i(reinterpret_cast<const __m128i*>(row[a + 4] + offset),
-                               reinterpret_cast<const __m128i*>(row[a] + offset));
-  }
-}
-
-// Dwords t of 16 bytes at `offset` in each of the 8 rows, lane r from row r.
-inline void GatherDwords(const uint8_t* const row[8], int64_t offset, __m256i out[4]) {
-  __m256i v[4];
-  LoadRows(row, offset, v);
-  Transpose4(v, out);
-}
 
 // The block's f16 scale (low half of the first dword) of every row, and for
 // Q4_1 the f16 minimum (high half), widened.
@@ -106,17 +37,6 @@ inline void GatherScales(const uint8_t* const row[8], int64_t offset, __m256* d,
       0xd8);
   *d = _mm256_cvtph_ps(_mm256_castsi256_si128(halves));
   *m = _mm256_cvtph_ps(_mm256_extracti128_si256(halves, 1));
-}
-
-// The fifth bits of elements 4t .. 4t+3 of every lane's block, as 0x10 in
-// the byte of each element whose bit is set: byte t/2 of the lane's 32 bits
-// is copied to its 4 bytes, and byte k keeps bit 4(t%2)+k.
-inline __m256i FifthBits(__m256i qh, int t) {
-  const __m256i lane_bytes = _mm256_setr_epi8(0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12,
-                                              0, 0, 0, 0, 4, 4, 4, 4, 8, 8, 8, 8, 12, 12, 12, 12);
-  const __m256i copied = _mm256_shuffle_epi8(qh, _mm256_add_epi8(lane_bytes, _mm256_set1_epi8(static_cast<char>(t / 2))));
-  const __m256i bit = _mm256_set1_epi32(t % 2 ? static_cast<int>(0x80402010u) : 0x08040201);
-  return _mm256_and_si256(_mm256_cmpeq_epi8(_mm256_and_si256(copied, bit), bit), _mm256_set1_epi8(0x10));
 }
 
 template <Kind K>
@@ -158,7 +78,8 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
       if constexpr (K == Kind::kQ5_0 || K == Kind::kQ5_1) {
         __m256i qh[4];
         GatherDwords(row, block + L::kQhOffset, qh);  // qh[0]: each lane's 32 fifth bits
-        for (int t = 0; t < 8; ++t) nibble[t] = _mm256_or_si256(nibble[t], FifthBits(qh[0], t));
+        const __m256i qh4 = _mm256_slli_epi32(qh[0], 4);
+        for (int t = 0; t < 8; ++t) nibble[t] = _mm256_or_si256(nibble[t], FifthBits(qh[0], qh4, t));
       }
       for (int t = 0; t < 8; ++t) {
         if constexpr (K == Kind::kIQ4_NL) {
@@ -178,18 +99,15 @@ void PackPanel(const MatrixView& w, int64_t j0, int rows, int64_t nb, uint8_t* p
   }
 }
 
-// Q4_0, Q5_0, Q5_1 and IQ4_NL: R x rows against one packed panel. Per lane
+// Q4_0, Q5_0, Q5_1 and IQ4_NL: R x rows against one packed panel, for
+// batches (a single x row takes matmul_quant_decode_avx2.cc's path: the same
+// sums and float updates without the packing). Per lane
 // and block this is exactly the reference's float update, on the exact
 // integer block sum.
 template <Kind K, int R>
 void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
           int64_t ldy, int rows) {
   static_assert(K == Kind::kQ4_0 || K == Kind::kQ5_0 || K == Kind::kQ5_1 || K == Kind::kIQ4_NL);
-  // Weights stored as unsigned n stand for n - kOffset.
-  constexpr int kOffset = K == Kind::kQ4_0 ? 8 : K == Kind::kQ5_0 ? 16 : 0;
-  // maddubs pairs add up in 16 bits for this many steps without overflow:
-  // 8 x 2 x 15 x 127 (Q4) and 4 x 2 x 31 x 127 (Q5); IQ4_NL's |w| <= 127 allows one.
-  constexpr int kSteps16 = K == Kind::kQ4_0 ? 8 : kSigned<K> ? 1 : 4;
   const __m256i ones = _mm256_set1_epi16(1);
   __m256 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm256_setzero_ps();
@@ -199,10 +117,10 @@ void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb,
     const __m256 dw = _mm256_load_ps(scales);
     __m256i sumi[R];
     for (int r = 0; r < R; ++r) sumi[r] = _mm256_setzero_si256();
-    for (int t0 = 0; t0 < 8; t0 += kSteps16) {
+    for (int t0 = 0; t0 < 8; t0 += kSteps16<K>) {
       __m256i s16[R];
       for (int r = 0; r < R; ++r) s16[r] = _mm256_setzero_si256();
-      for (int t = t0; t < t0 + kSteps16; ++t) {
+      for (int t = t0; t < t0 + kSteps16<K>; ++t) {
         const __m256i wt = _mm256_load_si256(vec + t);
         for (int r = 0; r < R; ++r) {
           __m256i xb = Broadcast32(x.qs + (i0 + r) * x.k + b * 32 + 4 * t);
@@ -216,7 +134,7 @@ void Tile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb,
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m256 dx = _mm256_set1_ps(x.d[xb]);
       // sum((n - offset) * q) = sum(n * q) - offset * sum(q)
-      const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(kOffset * x.sum[xb]));
+      const __m256i s = _mm256_sub_epi32(sumi[r], _mm256_set1_epi32(kOffset<K> * x.sum[xb]));
       __m256 term = _mm256_mul_ps(_mm256_mul_ps(_mm256_cvtepi32_ps(s), dw), dx);
       if constexpr (kHasMinimum<K>) {
         term = _mm256_add_ps(term, _mm256_mul_ps(_mm256_load_ps(scales + 8), _mm256_set1_ps(x.s[xb])));
@@ -308,6 +226,7 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
 
 void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y) {
+  if (x.m == 1) return DecodePanelsQ4_0(x, w, row_begin, row_end, y);
   Panels<Kind::kQ4_0>(x, w, row_begin, row_end, scratch, y);
 }
 void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
@@ -320,14 +239,17 @@ void PanelsQ8_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
 }
 void PanelsQ5_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y) {
+  if (x.m == 1) return DecodePanelsQ5_0(x, w, row_begin, row_end, y);
   Panels<Kind::kQ5_0>(x, w, row_begin, row_end, scratch, y);
 }
 void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y) {
+  if (x.m == 1) return DecodePanelsQ5_1(x, w, row_begin, row_end, y);
   Panels<Kind::kQ5_1>(x, w, row_begin, row_end, scratch, y);
 }
 void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                   void* scratch, float* y) {
+  if (x.m == 1) return DecodePanelsIQ4_NL(x, w, row_begin, row_end, y);
   Panels<Kind::kIQ4_NL>(x, w, row_begin, row_end, scratch, y);
 }
 
