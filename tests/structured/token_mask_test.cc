@@ -107,6 +107,38 @@ TEST(structured_token_mask, MatchesTryingEachTokenInBoundedStrings) {
   ExpectMasksMatchAlongRandomWalks(grammar);
 }
 
+// A string of up to 3,000 characters walked a character at a time: every
+// length is a new state, so the matcher's walk memo passes its bound
+// (GrammarMatcher::kMaxWalkStates, 2,048) and the frames are compacted on
+// the way. Masks stay exact, and so do rollback to a state from before the
+// compaction and a copy of the matcher.
+TEST(structured_token_mask, StaysExactWhenTheWalkMemoIsCompacted) {
+  GrammarBuilder builder;
+  const ExprPtr character = Choice({CodePointsExcept({{'"', '"'}, {'\\', '\\'}}), Literal("\\\"")});
+  builder.Define("root", Sequence({Literal("\""), Repeat(character, 0, 3000), Literal("\"]")}));
+  const auto grammar = BuildOrDie(builder);
+  ASSERT_NE(grammar, nullptr);
+  const auto vocab = TestVocabulary();
+  const TokenTrie trie(vocab);
+  GrammarMatcher matcher(grammar);
+  ASSERT_TRUE(matcher.AcceptBytes("\""));
+  TokenBitmask mask(trie.vocab_size());
+  for (int step = 1; step <= 2600; ++step) {
+    matcher.FillNextTokenMask(trie, &mask);
+    ASSERT_TRUE(mask.Test('a'));
+    if (step % 500 == 0) ExpectMaskMatchesBruteForce(matcher, vocab, trie);
+    ASSERT_TRUE(matcher.AcceptBytes(step % 2 == 0 ? "a" : "\xE4\xB8\xAD"));
+  }
+  GrammarMatcher copy = matcher;
+  ExpectMaskMatchesBruteForce(copy, vocab, trie);
+  ASSERT_TRUE(copy.AcceptBytes("\"]"));
+  EXPECT_TRUE(copy.IsAccepting());
+  matcher.RollbackTo(1 + 3 + 1 + 3 + 1 + 3);  // the quote, then five characters
+  ExpectMaskMatchesBruteForce(matcher, vocab, trie);
+  ASSERT_TRUE(matcher.AcceptBytes("b\"]"));
+  EXPECT_TRUE(matcher.IsAccepting());
+}
+
 TEST(structured_token_mask, FinishedSentenceAllowsNoToken) {
   const auto vocab = TestVocabulary();
   const TokenTrie trie(vocab);

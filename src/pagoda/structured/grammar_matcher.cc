@@ -42,10 +42,12 @@ void GrammarMatcher::FillNextTokenMask(const TokenTrie& trie, TokenBitmask* mask
   PAGODA_CHECK(mask->size() == trie.vocab_size());
   mask->Clear();
   if (Current().Finished()) return;
-  const size_t mark = pda_.Mark();
+  if (walk_.num_states() > kMaxWalkStates || pda_.num_frames() > kMaxFrames) {
+    walk_.Clear();
+    pda_.Compact(history_);
+  }
   trial_.resize(static_cast<size_t>(trie.max_depth()) + 1);
-  walk_.Reset(Current());
-  trial_[0] = 0;
+  trial_[0] = walk_.Enter(Current());
   const auto& nodes = trie.nodes();
   const auto& token_ids = trie.token_ids();
   for (size_t i = 0; i < nodes.size();) {
@@ -59,7 +61,6 @@ void GrammarMatcher::FillNextTokenMask(const TokenTrie& trie, TokenBitmask* mask
     for (int32_t t = 0; t < node.token_count; ++t) mask->Set(token_ids[node.first_token + t]);
     ++i;
   }
-  pda_.Truncate(mark);
 }
 
 }  // namespace pagoda::structured

@@ -2,16 +2,14 @@
 
 namespace pagoda::structured {
 
-void MaskWalk::Reset(const PdaState& start) {
+void MaskWalk::Clear() {
   states_.clear();
   steps_.clear();
   ids_.clear();
-  Intern(start);
 }
 
-int32_t MaskWalk::Step(Pda& pda, int32_t from, uint8_t byte) {
+int32_t MaskWalk::FirstStep(Pda& pda, int32_t from, uint8_t byte) {
   const size_t index = static_cast<size_t>(from) * 256 + byte;
-  if (steps_[index] != kUnknown) return steps_[index];
   pda.Advance(states_[static_cast<size_t>(from)], byte, &scratch_);
   const int32_t to = scratch_.Dead() ? kDead : Intern(scratch_);
   steps_[index] = to;  // after Intern: it may grow steps_
@@ -19,7 +17,8 @@ int32_t MaskWalk::Step(Pda& pda, int32_t from, uint8_t byte) {
 }
 
 int32_t MaskWalk::Intern(const PdaState& state) {
-  key_.assign(state.accepting ? "A" : "-");
+  key_.clear();
+  key_.push_back(state.accepting ? 'A' : '-');
   key_.append(reinterpret_cast<const char*>(state.tops.data()), state.tops.size() * sizeof(int32_t));
   const auto [it, inserted] = ids_.emplace(key_, static_cast<int32_t>(states_.size()));
   if (inserted) {

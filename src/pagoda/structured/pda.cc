@@ -9,7 +9,7 @@ Pda::Pda(std::shared_ptr<const Grammar> grammar, size_t max_stacks)
     : grammar_(std::move(grammar)), max_stacks_(max_stacks) {}
 
 int32_t Pda::Intern(const Frame& frame) {
-  if (2 * (frames_.size() + 1) > index_.size()) GrowIndex();
+  if (2 * (frames_.size() + 1) > index_.size()) RebuildIndex(std::max<size_t>(64, 2 * index_.size()));
   const uint64_t position = PackPosition(frame);
   const size_t mask = index_.size() - 1;
   for (size_t i = Hash(position, frame.parent) & mask;; i = (i + 1) & mask) {
@@ -23,9 +23,9 @@ int32_t Pda::Intern(const Frame& frame) {
   }
 }
 
-void Pda::GrowIndex() {
-  index_.assign(std::max<size_t>(64, 2 * index_.size()), Slot{0, 0, -1});
-  const size_t mask = index_.size() - 1;
+void Pda::RebuildIndex(size_t slots) {
+  index_.assign(slots, Slot{0, 0, -1});
+  const size_t mask = slots - 1;
   for (size_t id = 0; id < frames_.size(); ++id) {
     const uint64_t position = PackPosition(frames_[id]);
     size_t i = Hash(position, frames_[id].parent) & mask;
@@ -34,15 +34,28 @@ void Pda::GrowIndex() {
   }
 }
 
-void Pda::Truncate(size_t mark) {
-  const size_t mask = index_.size() - 1;
-  for (size_t id = frames_.size(); id-- > mark;) {  // newest first: see index_
-    const uint64_t position = PackPosition(frames_[id]);
-    size_t i = Hash(position, frames_[id].parent) & mask;
-    while (index_[i].id != static_cast<int32_t>(id)) i = (i + 1) & mask;
-    index_[i].id = -1;
+void Pda::Compact(std::span<PdaState> live) {
+  constexpr int32_t kUnused = -1, kUsed = -2;
+  std::vector<int32_t> renumbered(frames_.size(), kUnused);
+  for (const PdaState& state : live) {
+    for (const int32_t top : state.tops) {
+      for (int32_t id = top; id >= 0 && renumbered[id] == kUnused; id = frames_[id].parent) renumbered[id] = kUsed;
+    }
   }
-  frames_.resize(std::min(mark, frames_.size()));
+  // A parent is always interned before its children, so it is renumbered first.
+  int32_t kept = 0;
+  for (size_t id = 0; id < frames_.size(); ++id) {
+    if (renumbered[id] == kUnused) continue;
+    Frame frame = frames_[id];
+    if (frame.parent >= 0) frame.parent = renumbered[frame.parent];
+    renumbered[id] = kept;
+    frames_[kept++] = frame;
+  }
+  frames_.resize(static_cast<size_t>(kept));
+  for (PdaState& state : live) {
+    for (int32_t& top : state.tops) top = renumbered[top];
+  }
+  RebuildIndex(index_.size());
 }
 
 void Pda::Close(int32_t start, PdaState* out) {

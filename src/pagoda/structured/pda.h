@@ -9,6 +9,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -41,10 +42,12 @@ class Pda {
   // The bytes that some stack of `state` accepts next.
   ByteSet NextBytes(const PdaState& state) const;
 
-  // Frames made after a Mark() can be dropped by Truncate(mark) once no
-  // state refers to them (the mask computation's trial steps).
-  size_t Mark() const { return frames_.size(); }
-  void Truncate(size_t mark);
+  // Frames are never freed one by one (mask walks keep the states they
+  // meet for the next walk); Compact drops every frame that no stack of
+  // `live` uses and renumbers the rest, rewriting `live` in place. Ids keep
+  // their order, so sorted tops stay sorted; other states become invalid.
+  size_t num_frames() const { return frames_.size(); }
+  void Compact(std::span<PdaState> live);
 
   // A key that equal states of any Pda of the same grammar share: each
   // stack spelt out from top to bottom.
@@ -73,8 +76,8 @@ class Pda {
   };
 
   int32_t Intern(const Frame& frame);
-  // Doubles the index and re-inserts every frame in id order.
-  void GrowIndex();
+  // An index of `slots` slots (a power of two) holding every frame.
+  void RebuildIndex(size_t slots);
   // Adds to `out` every stack that `frame` reaches without input.
   void Close(int32_t frame, PdaState* out);
   Symbol NextSymbol(const Frame& frame) const {
@@ -86,11 +89,7 @@ class Pda {
   size_t max_stacks_;
   std::vector<Frame> frames_;
   // Frame ids by key: open addressing with linear probing, at most half
-  // full. The mask walk interns a frame per trie node and Truncate drops
-  // them again, so a node-based map's allocations would dominate. Frames
-  // enter in id order and leave in reverse id order (Truncate), so a
-  // leaving frame's slot can simply be emptied: no frame still present
-  // probed past it.
+  // full; a node-based map's allocations would dominate the mask walks.
   std::vector<Slot> index_;
   // Closure scratch: frames seen this closure (by epoch), and the worklist.
   std::vector<uint32_t> seen_;
