@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <thread>
 
 #include "engine_test_util.h"
 #include "pagoda/engine/structured_output.h"
@@ -131,6 +132,39 @@ TEST_F(EngineStructuredTest, ConstrainedTokensDoNotDependOnTheBatch) {
     streams.push_back(*stream);
   }
   for (size_t i = 0; i < streams.size(); ++i) EXPECT_EQ(WaitFinal(*streams[i]).outputs.at(0).token_ids, alone[i]);
+}
+
+// Mask walks overlap with the forward on a thread of their own when a
+// hardware thread is free (an engine with one compute thread), and run
+// before it when the model's threads take every core: the tokens are the
+// same either way, n>1 children included. (On a one-core machine both
+// engines walk before the forward.)
+TEST(EngineStructuredMaskWalksTest, SameTokensBesideOrBeforeTheForward) {
+  SamplingParams p;
+  p.temperature = 1.0f;
+  p.max_tokens = 40;
+  p.n = 2;
+  p.structured_outputs = StructuredOutputsParams{};
+  p.structured_outputs->json =
+      R"({"type": "object", "properties": {"city": {"type": "string", "maxLength": 12},)"
+      R"( "population": {"type": "integer"}}, "required": ["city", "population"]})";
+  std::vector<std::vector<std::vector<int32_t>>> runs;
+  for (const int threads : {1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency()))}) {
+    EngineConfig config = TestEngineConfig(128);
+    config.threads = threads;
+    std::unique_ptr<Engine> engine = MakeEngine(config);
+    ASSERT_NE(engine, nullptr);
+    std::vector<std::vector<int32_t>> tokens;
+    for (int64_t seed = 0; seed < 3; ++seed) {
+      p.seed = seed;
+      auto stream = engine->AddRequest("w" + std::to_string(seed), "A JSON record of a city:", p);
+      ASSERT_TRUE(stream.ok()) << stream.status().ToString();
+      for (const CompletionOutput& c : WaitFinal(**stream).outputs) tokens.push_back(c.token_ids);
+    }
+    ASSERT_EQ(tokens.size(), 6u);
+    runs.push_back(std::move(tokens));
+  }
+  EXPECT_EQ(runs[0], runs[1]);
 }
 
 TEST_F(EngineStructuredTest, BadConstraintsAreRefusedUpFront) {

@@ -102,6 +102,9 @@ class EngineCore {
   std::unique_ptr<Model> model_;
   std::unique_ptr<KvCacheArena> arena_;
   std::unique_ptr<ThreadPool> pool_;
+  // Structured-output mask walks run beside the forward (a hardware thread
+  // is free for them) rather than before it.
+  bool overlap_mask_walks_ = false;
   std::unique_ptr<kernels::ComputeContext> compute_;  // the best kernel set, on pool_
   std::unique_ptr<ModelRunner> runner_;
   std::unique_ptr<Sampler> sampler_;
