@@ -18,6 +18,8 @@
 
 #include <immintrin.h>
 
+#include <cstdint>
+
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx2/avx2_util.h"
 #include "pagoda/kernels/cpu/avx2/quant_block_avx2.h"
@@ -38,14 +40,11 @@ __m256i Shift(__m256i v, int n) {
 
 // Builds every dword from bytes b0..b3 of the same dword (-1: a zero byte).
 __m256i Pick(__m256i v, int b0, int b1, int b2, int b3) {
-  const int b[4] = {b0, b1, b2, b3};
-  int c = 0;
-#pragma GCC unroll 4
-  for (int i = 0; i < 4; ++i) c |= (b[i] < 0 ? 0x80 : b[i]) << (8 * i);
+  const auto byte = [](int index) { return static_cast<uint32_t>(index < 0 ? 0x80 : index); };
+  const uint32_t c = byte(b0) | byte(b1) << 8 | byte(b2) << 16 | byte(b3) << 24;
   // Dword p of a 128-bit lane reads bytes 4p..4p+3; a zero byte's 0x80 stays set.
-  const __m256i control = _mm256_add_epi32(_mm256_set1_epi32(c), _mm256_setr_epi32(0, 0x04040404, 0x08080808,
-                                                                                    0x0c0c0c0c, 0, 0x04040404,
-                                                                                    0x08080808, 0x0c0c0c0c));
+  const __m256i lanes = _mm256_setr_epi32(0, 0x04040404, 0x08080808, 0x0c0c0c0c, 0, 0x04040404, 0x08080808, 0x0c0c0c0c);
+  const __m256i control = _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(c)), lanes);
   return _mm256_shuffle_epi8(v, control);
 }
 
