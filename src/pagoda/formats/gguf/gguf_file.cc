@@ -3,7 +3,7 @@
 namespace pagoda::gguf {
 
 StatusOr<std::unique_ptr<GgufFile>> GgufFile::Open(const std::string& path) {
-  auto mapping = MappedFile::Open(path);
+  auto mapping = formats::MappedFile::Open(path);
   if (!mapping.ok()) return mapping.status();
   std::unique_ptr<GgufFile> file(new GgufFile());
   file->mapping_ = std::move(mapping).value();

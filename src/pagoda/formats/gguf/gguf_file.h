@@ -19,8 +19,8 @@
 #include "pagoda/base/status.h"
 #include "pagoda/formats/gguf/gguf_parser.h"
 #include "pagoda/formats/gguf/gguf_value.h"
-#include "pagoda/formats/gguf/mapped_file.h"
 #include "pagoda/formats/gguf/tensor_info.h"
+#include "pagoda/formats/mapped_file/mapped_file.h"
 
 namespace pagoda::gguf {
 
@@ -64,9 +64,9 @@ class GgufFile {
   StatusOr<const Value*> Lookup(std::string_view key) const;
   StatusOr<const Value*> LookupArray(std::string_view key, std::string_view expected) const;
 
-  std::unique_ptr<MappedFile> mapping_;  // set by Open
-  std::vector<uint8_t> owned_bytes_;     // set by FromBytes
-  std::span<const uint8_t> bytes_;       // whichever of the two holds the file
+  std::unique_ptr<formats::MappedFile> mapping_;  // set by Open
+  std::vector<uint8_t> owned_bytes_;              // set by FromBytes
+  std::span<const uint8_t> bytes_;                // whichever of the two holds the file
   ParsedGguf parsed_;
 };
 

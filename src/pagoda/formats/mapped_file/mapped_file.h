@@ -9,7 +9,7 @@
 
 #include "pagoda/base/status.h"
 
-namespace pagoda::gguf {
+namespace pagoda::formats {
 
 class MappedFile {
  public:
@@ -27,4 +27,4 @@ class MappedFile {
   size_t size_;
 };
 
-}  // namespace pagoda::gguf
+}  // namespace pagoda::formats

@@ -1,4 +1,4 @@
-#include "pagoda/formats/gguf/mapped_file.h"
+#include "pagoda/formats/mapped_file/mapped_file.h"
 
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -8,7 +8,7 @@
 #include <cerrno>
 #include <cstring>
 
-namespace pagoda::gguf {
+namespace pagoda::formats {
 namespace {
 
 Status ErrnoError(const std::string& what, const std::string& path, int err) {
@@ -50,4 +50,4 @@ MappedFile::~MappedFile() {
   if (addr_ != nullptr) ::munmap(addr_, size_);
 }
 
-}  // namespace pagoda::gguf
+}  // namespace pagoda::formats
