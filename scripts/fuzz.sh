@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (fuzz/) with clang, ASan and UBSan in
 # build-fuzz and runs each for SECONDS (default 60), one after another,
-# starting from its committed seed corpus (fuzz/corpus/TARGET; the GGUF
-# loader's are the test fixtures). Each target's corpus grows in
-# build-fuzz/corpus/TARGET and its output goes to build-fuzz/TARGET.log.
+# starting from its committed seed corpus (fuzz/corpus/TARGET; the GGUF and
+# safetensors readers' are their test fixtures). Each target's corpus grows
+# in build-fuzz/corpus/TARGET and its output goes to build-fuzz/TARGET.log.
 # Exits non-zero if any target finds a crash, leak or hang; the input that
 # caused it is left as build-fuzz/TARGET-crash-<hash> (or -leak-, -timeout-).
 #
@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 duration=${1:-60}
 shift || true
-all_targets=(gguf_fuzz http_fuzz sampling_request_fuzz chat_template_fuzz tokenizer_fuzz stop_string_fuzz ebnf_fuzz regex_fuzz lark_fuzz json_schema_fuzz)
+all_targets=(gguf_fuzz safetensors_fuzz http_fuzz sampling_request_fuzz chat_template_fuzz tokenizer_fuzz stop_string_fuzz ebnf_fuzz regex_fuzz lark_fuzz json_schema_fuzz)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 build=build-fuzz
@@ -33,7 +33,7 @@ cmake --build "$build" --target "${targets[@]}" -j"$jobs"
 
 max_len() {
   case $1 in
-    gguf_fuzz | chat_template_fuzz) echo 16384 ;;
+    gguf_fuzz | safetensors_fuzz | chat_template_fuzz) echo 16384 ;;
     sampling_request_fuzz) echo 8192 ;;
     *) echo 4096 ;;
   esac
@@ -45,6 +45,11 @@ for target in "${targets[@]}"; do
   mkdir -p "$corpus"
   if [[ $target == gguf_fuzz ]]; then
     cp tests/fixtures/gguf/*.gguf "$corpus/"
+  elif [[ $target == safetensors_fuzz ]]; then
+    # Flattened: the checkpoints' files share names (model.safetensors).
+    for seed in tests/fixtures/safetensors/*.safetensors tests/fixtures/safetensors/*/*.safetensors; do
+      cp "$seed" "$corpus/$(basename "$(dirname "$seed")")-$(basename "$seed")"
+    done
   else
     cp fuzz/corpus/"$target"/* "$corpus/"
   fi
