@@ -8,7 +8,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from conftest import MODEL_NAME
 
-GAUGES = ["vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc"]
+GAUGES = ["vllm:num_requests_running", "vllm:num_requests_waiting", "vllm:kv_cache_usage_perc",
+          "vllm:gpu_cache_usage_perc"]
 COUNTERS = ["vllm:prefix_cache_queries", "vllm:prefix_cache_hits", "vllm:num_preemptions", "vllm:prompt_tokens",
             "vllm:generation_tokens", "vllm:request_success"]
 HISTOGRAMS = ["vllm:time_to_first_token_seconds", "vllm:inter_token_latency_seconds",

@@ -137,6 +137,10 @@ const std::vector<EngineMetrics::FamilySpec> EngineMetrics::kFamilies = {
      {}, "sleep_state", {{"awake", {}, 1}, {"weights_offloaded"}, {"discard_all"}}},
     {Kind::kGauge, "vllm:kv_cache_usage_perc", "KV-cache usage. 1 means 100 percent usage.",
      &EngineMetrics::kv_cache_usage_},
+    // The same value under the name older vLLM releases export, which vLLM's
+    // guide and many Grafana dashboards still watch.
+    {Kind::kGauge, "vllm:gpu_cache_usage_perc", "GPU KV-cache usage. 1 means 100 percent usage.",
+     &EngineMetrics::gpu_cache_usage_},
     {Kind::kCounter, "vllm:prefix_cache_queries", "Prefix cache queries, in terms of number of queried tokens.",
      &EngineMetrics::prefix_cache_queries_},
     {Kind::kCounter, "vllm:prefix_cache_hits", "Prefix cache hits, in terms of number of cached tokens.",
@@ -247,6 +251,7 @@ void EngineMetrics::SetSchedulerState(int64_t num_running, int64_t num_waiting, 
   waiting_->Set(static_cast<double>(num_waiting));
   waiting_for_capacity_->Set(static_cast<double>(num_waiting));
   kv_cache_usage_->Set(kv_cache_usage);
+  gpu_cache_usage_->Set(kv_cache_usage);
 }
 
 void EngineMetrics::AddPrefixCache(int64_t num_requests, int64_t queried_tokens, int64_t hit_tokens) {

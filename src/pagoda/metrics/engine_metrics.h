@@ -125,6 +125,7 @@ class EngineMetrics {
   Gauge* waiting_ = nullptr;
   Gauge* waiting_for_capacity_ = nullptr;
   Gauge* kv_cache_usage_ = nullptr;
+  Gauge* gpu_cache_usage_ = nullptr;  // the same value under older vLLM's name
   Counter* prefix_cache_queries_ = nullptr;
   Counter* prefix_cache_hits_ = nullptr;
   Counter* preemptions_ = nullptr;
