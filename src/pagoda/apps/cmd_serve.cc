@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <sstream>
+#include <utility>
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -36,6 +37,10 @@ struct ServeArgs {
   int max_logprobs = 20;
   double shutdown_timeout = 10;
   double log_stats_interval = 10;
+  bool disable_log_stats = false;
+  int tensor_parallel_size = 1;
+  int pipeline_parallel_size = 1;
+  bool trust_remote_code = false;
   std::string tool_call_parser;
   bool enable_auto_tool_choice = false;
   std::string reasoning_parser;
@@ -114,7 +119,25 @@ void Drain(server::OpenAiApi& api, http::Server& http_server, const sigset_t& si
   api.StopWorkers();
 }
 
+// vLLM flags whose other values Pagoda cannot honour yet, refused by name
+// before anything is loaded.
+Status CheckVllmOnlyFlags(const ServeArgs& args) {
+  for (const auto& [flag, size] : {std::pair{"--tensor-parallel-size", args.tensor_parallel_size},
+                                   std::pair{"--pipeline-parallel-size", args.pipeline_parallel_size}}) {
+    if (size != 1) {
+      return InvalidArgumentError(
+          fmt::format("{} {}: Pagoda runs a model on one device; only 1 is supported", flag, size));
+    }
+  }
+  if (args.trust_remote_code) {
+    return InvalidArgumentError(
+        "--trust-remote-code: Pagoda runs no code from model repositories; it loads the architectures it implements");
+  }
+  return Status::Ok();
+}
+
 Status Serve(const ServeArgs& args) {
+  PAGODA_RETURN_IF_ERROR(CheckVllmOnlyFlags(args));
   // Every thread started from here on inherits the blocked signals, so only
   // sigtimedwait below receives them.
   sigset_t signals;
@@ -180,6 +203,7 @@ Status Serve(const ServeArgs& args) {
   // vLLM's periodic stats line, at debug level while idle.
   metrics::StatsLogLine stats_line(SteadySeconds(), engine->metrics().LogTotals());
   WaitForStopSignal(signals, args.log_stats_interval, [&] {
+    if (args.disable_log_stats) return;
     const metrics::StatsLogEntry entry = stats_line.Next(SteadySeconds(), engine->metrics().LogTotals());
     if (entry.idle) {
       spdlog::debug("{}", entry.line);
@@ -198,7 +222,8 @@ Status Serve(const ServeArgs& args) {
 void RegisterServe(CLI::App& app, Command& command) {
   auto args = std::make_shared<ServeArgs>();
   auto* sub = app.add_subcommand("serve", "OpenAI-compatible server, as vllm serve");
-  sub->add_option("model", args->model, "GGUF model file (default: $PAGODA_MODEL or the default model)");
+  sub->add_option("model,--model", args->model,
+                  "GGUF model file, given alone or as --model (default: $PAGODA_MODEL or the default model)");
   sub->add_option("--host", args->host, "Address to listen on")->capture_default_str();
   sub->add_option("--port", args->port, "Port to listen on")->capture_default_str();
   sub->add_option("--served-model-name", args->served_model_names,
@@ -216,6 +241,16 @@ void RegisterServe(CLI::App& app, Command& command) {
       ->capture_default_str();
   sub->add_option("--log-stats-interval", args->log_stats_interval, "Seconds between stats log lines")
       ->capture_default_str();
+  sub->add_flag("--disable-log-stats", args->disable_log_stats, "No periodic stats log lines");
+  sub->add_option("--tensor-parallel-size", args->tensor_parallel_size,
+                  "Devices to shard the model over: only 1 (refused otherwise)")
+      ->capture_default_str();
+  sub->add_option("--pipeline-parallel-size", args->pipeline_parallel_size,
+                  "Pipeline stages: only 1 (refused otherwise)")
+      ->capture_default_str();
+  sub->add_flag("--enforce-eager")->description("Run every step eagerly, without CUDA graphs: the CPU backend always does");
+  sub->add_flag("--trust-remote-code", args->trust_remote_code,
+                "Refused: Pagoda runs no code from model repositories");
   sub->add_option("--tool-call-parser", args->tool_call_parser,
                   "How tool calls appear in the model's output: " + fmt::format("{}", fmt::join(server::ToolCallParserNames(), ", ")));
   sub->add_flag("--enable-auto-tool-choice", args->enable_auto_tool_choice,
