@@ -27,6 +27,7 @@ struct GenerateArgs {
   int prefill_chunk = 512;
   bool ignore_eos = false;
   std::string kv_cache_dtype = "f16";
+  std::string dtype = "auto";
 };
 
 // An engine for one sequence of up to `total` tokens: max_model_len and
@@ -79,7 +80,7 @@ Status Generate(const GenerateArgs& args) {
   if (args.prefill_chunk < 1) return InvalidArgumentError("--prefill-chunk must be at least 1");
 
   LogToStderr();
-  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(args.model, /*with_weights=*/true));
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(args.model, /*with_weights=*/true, {.dtype = args.dtype}));
   const ModelConfig model = loaded.model->config();
   std::vector<int32_t> tokens = loaded.tokenizer->Encode(args.prompt);
   if (tokens.empty()) return InvalidArgumentError("the prompt is empty");
@@ -115,7 +116,9 @@ Status Generate(const GenerateArgs& args) {
 void RegisterGenerate(CLI::App& app, Command& command) {
   auto args = std::make_shared<GenerateArgs>();
   auto* sub = app.add_subcommand("generate", "Generate text from a prompt, streamed to stdout");
-  sub->add_option("--model", args->model, "GGUF model file (default: the default model)");
+  sub->add_option("--model", args->model, "GGUF model file or Hugging Face directory (default: the default model)");
+  sub->add_option("--dtype", args->dtype, "A Hugging Face checkpoint's weights: auto, bfloat16, float16 or float32")
+      ->capture_default_str();
   sub->add_option("--prompt", args->prompt, "Prompt text; special-token strings are recognized")->required();
   sub->add_option("--max-tokens", args->max_tokens, "Tokens to generate at most")->capture_default_str();
   sub->add_option("--temperature", args->temperature, "0 = greedy")->capture_default_str();

@@ -227,7 +227,7 @@ void RegisterServe(CLI::App& app, Command& command) {
   auto args = std::make_shared<ServeArgs>();
   auto* sub = app.add_subcommand("serve", "OpenAI-compatible server, as vllm serve");
   sub->add_option("model,--model", args->model,
-                  "GGUF model file, given alone or as --model (default: $PAGODA_MODEL or the default model)");
+                  "GGUF model file or Hugging Face model directory, given alone or as --model (default: $PAGODA_MODEL or the default model)");
   sub->add_option("--host", args->host, "Address to listen on")->capture_default_str();
   sub->add_option("--port", args->port, "Port to listen on")->capture_default_str();
   sub->add_option("--served-model-name", args->served_model_names,

@@ -31,6 +31,11 @@ Status CheckPrefillAndQueueFlags(const EngineArgs& args) {
 }  // namespace
 
 void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
+  sub.add_option("--dtype", args.dtype,
+                 "Weights of a Hugging Face checkpoint: auto (as stored; float32 checkpoints in bfloat16, as "
+                 "vLLM's CPU backend), bfloat16, float16/half or float32/float, converted once at load. A GGUF "
+                 "file keeps its stored types (auto only). Activations are float32 on the CPU")
+      ->capture_default_str();
   sub.add_option("--max-model-len", args.max_model_len, "Prompt plus output per sequence (default: the model's)");
   sub.add_option("--max-num-seqs", args.max_num_seqs, "Sequences running at once")->capture_default_str();
   sub.add_option("--max-num-batched-tokens", args.max_num_batched_tokens, "Tokens computed per step")
@@ -62,6 +67,7 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
 StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineArgs& args) {
   EngineConfig config;
   config.model = ResolveModelPath(model);
+  config.dtype = args.dtype;
   config.max_model_len = args.max_model_len;
   config.max_num_seqs = args.max_num_seqs;
   config.max_num_batched_tokens = args.max_num_batched_tokens;

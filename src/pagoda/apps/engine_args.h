@@ -14,6 +14,7 @@
 namespace pagoda::apps {
 
 struct EngineArgs {
+  std::string dtype = "auto";
   std::optional<int64_t> max_model_len;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
   int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;

@@ -20,8 +20,11 @@ struct ReasoningMarkers {
 };
 
 struct EngineConfig {
-  // GGUF file; empty: $PAGODA_MODEL, else the default model set up by scripts/setup.sh.
+  // GGUF file or Hugging Face directory; empty: $PAGODA_MODEL, else the
+  // default model set up by scripts/setup.sh.
   std::string model;
+  // vLLM's --dtype for a Hugging Face checkpoint's weights (model_files.h).
+  std::string dtype = "auto";
   // Prompt plus output per sequence; default and maximum: the model's context.
   std::optional<int64_t> max_model_len;
   // Sequences running at once (vLLM's default, also on CPU).

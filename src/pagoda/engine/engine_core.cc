@@ -89,7 +89,7 @@ double EngineCore::Now() {
 
 StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& config) {
   PAGODA_RETURN_IF_ERROR(ValidateConfig(config));
-  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(config.model, /*with_weights=*/true));
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(config.model, /*with_weights=*/true, {.dtype = config.dtype}));
   return Create(config, std::move(loaded));
 }
 
@@ -100,6 +100,7 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   core->config_ = config;
   core->config_.model = loaded.path;
   core->file_ = std::move(loaded.file);
+  const std::string loaded_description = std::move(loaded.description);
   core->tokenizer_ = std::move(loaded.tokenizer);
   core->chat_template_ = std::move(loaded.chat_template);
   core->model_ = std::move(loaded.model);
@@ -160,8 +161,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   uint64_t weight_bytes = 0;
   for (const gguf::TensorInfo& t : core->file_->tensors()) weight_bytes += t.nbytes;
   const int64_t kv_bytes_per_token = KvCacheBytesPerToken(mc, config.kv_cache_dtype);
-  spdlog::info("model: {} architecture, {} weight bytes ({}), {} KV cache bytes per token", mc.architecture,
-               weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);
+  spdlog::info("model: {}; {} architecture, {} weight bytes ({}), {} KV cache bytes per token", loaded_description,
+               mc.architecture, weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);
   const int64_t num_tokens = num_blocks * config.block_size;
   const int64_t blocks_per_request = core->scheduler_->kv_cache().MaxBlocksPerSequence(
       max_model_len, config.max_num_batched_tokens);

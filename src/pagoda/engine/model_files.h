@@ -1,7 +1,9 @@
 // The one model loader: finds the model (a path, $PAGODA_MODEL, or the
-// default model set up by scripts/setup.sh) and opens its GGUF file with the
-// tokenizer, chat template and weights. The engine loads through it, and so
-// do the commands that need only the tokenizer.
+// default model set up by scripts/setup.sh) and opens it with the tokenizer,
+// chat template and weights: a GGUF file, or a Hugging Face directory
+// (config.json, safetensors, tokenizer.json) seen as a GGUF file
+// (model/hf/hf_checkpoint.h). The engine loads through it, and so do the
+// commands that need only the tokenizer.
 #pragma once
 
 #include <memory>
@@ -18,14 +20,25 @@ namespace pagoda {
 // `path` if given, else $PAGODA_MODEL, else the default model.
 std::string ResolveModelPath(const std::string& path);
 
+struct ModelLoadOptions {
+  // vLLM's --dtype: the weights' type for a Hugging Face checkpoint
+  // (hf::ParseWeightDtype). A GGUF file keeps its stored types, so only
+  // "auto" is accepted for one.
+  std::string dtype = "auto";
+};
+
 struct LoadedModel {
   std::string path;  // as resolved
+  // The GGUF file, or the GGUF view of a Hugging Face checkpoint.
   std::shared_ptr<const gguf::GgufFile> file;
+  // For the start-up log: what was loaded and how ("GGUF file", or the
+  // Hugging Face architecture and what was converted at load).
+  std::string description;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
-  std::optional<std::string> chat_template;  // GGUF tokenizer.chat_template, when the file has one
+  std::optional<std::string> chat_template;  // the model's own, when it has one
   std::unique_ptr<Model> model;              // null when only the tokenizer was asked for
 };
 
-StatusOr<LoadedModel> LoadModelFiles(const std::string& path, bool with_weights);
+StatusOr<LoadedModel> LoadModelFiles(const std::string& path, bool with_weights, const ModelLoadOptions& options = {});
 
 }  // namespace pagoda

@@ -69,6 +69,9 @@ StatusOr<ModelConfig> ModelConfigFromGguf(const gguf::GgufFile& file) {
                                           c.architecture, fmt::join(ArchitectureNames(), ", ")));
   }
   if (auto name = file.GetString("general.name"); name.ok()) c.name = *name;
+  if (file.Find(kHfCheckpointKey) != nullptr) {
+    PAGODA_ASSIGN_OR_RETURN(c.hf_checkpoint, file.GetBool(kHfCheckpointKey));
+  }
   const Hparams h(file, c.architecture);
   PAGODA_ASSIGN_OR_RETURN(c.hidden_size, h.PositiveInt("embedding_length"));
   PAGODA_ASSIGN_OR_RETURN(c.num_layers, h.PositiveInt("block_count"));

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pagoda/base/status.h"
@@ -12,6 +13,11 @@ class GgufFile;
 }
 
 namespace pagoda {
+
+// Set (true) in the GGUF view of a Hugging Face checkpoint (model/hf): its
+// Llama W_q and W_k rows are as trained, not permuted as GGUF's converter
+// permutes them, so RoPE must turn the halves of each head (NeoX style).
+inline constexpr std::string_view kHfCheckpointKey = "pagoda.hf_checkpoint";
 
 struct ModelConfig {
   std::string architecture;  // general.architecture: "llama", "qwen2", "gemma2", ...
@@ -36,6 +42,8 @@ struct ModelConfig {
   // to the whole context. Set by the architecture (Gemma alternates local and
   // global layers; Mistral-style files window every layer).
   std::vector<int64_t> layer_sliding_window;
+  // Read from a Hugging Face checkpoint (kHfCheckpointKey) rather than a GGUF file.
+  bool hf_checkpoint = false;
 
   int64_t q_dim() const { return num_heads * head_dim; }
   int64_t kv_dim() const { return num_kv_heads * head_dim; }

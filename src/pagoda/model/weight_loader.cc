@@ -32,6 +32,7 @@ StatusOr<kernels::MatrixView> WeightLoader::Matrix(const std::string& name, int6
 
 StatusOr<std::vector<kernels::MatrixView>> WeightLoader::Experts(const std::string& name, int64_t n, int64_t rows,
                                                                  int64_t cols) const {
+  if (!Has(name)) return ExpertsOneByOne(name, n, rows, cols);
   PAGODA_ASSIGN_OR_RETURN(const gguf::TensorInfo* t, Find(file_, name));
   if (t->shape.size() != 3 || t->shape[0] != cols || t->shape[1] != rows || t->shape[2] != n) {
     return InvalidArgumentError(fmt::format("model tensor '{}' has shape [{}], expected [{}, {}, {}]", name,
@@ -41,6 +42,21 @@ StatusOr<std::vector<kernels::MatrixView>> WeightLoader::Experts(const std::stri
   std::vector<kernels::MatrixView> experts;
   for (int64_t e = 0; e < n; ++e) {
     experts.push_back({t->dtype, static_cast<const uint8_t*>(t->data) + e * stride, rows, cols});
+  }
+  return experts;
+}
+
+// "blk.N.ffn_gate_exps.weight" -> "blk.N.ffn_gate.E.weight" for each expert E.
+StatusOr<std::vector<kernels::MatrixView>> WeightLoader::ExpertsOneByOne(const std::string& name, int64_t n,
+                                                                         int64_t rows, int64_t cols) const {
+  constexpr std::string_view kStacked = "_exps.weight";
+  if (!name.ends_with(kStacked)) return NotFoundError(fmt::format("model tensor '{}' is missing", name));
+  const std::string stem = name.substr(0, name.size() - kStacked.size());
+  if (!Has(stem + ".0.weight")) return NotFoundError(fmt::format("model tensor '{}' is missing", name));
+  std::vector<kernels::MatrixView> experts;
+  for (int64_t e = 0; e < n; ++e) {
+    PAGODA_ASSIGN_OR_RETURN(kernels::MatrixView m, Matrix(fmt::format("{}.{}.weight", stem, e), rows, cols));
+    experts.push_back(m);
   }
   return experts;
 }

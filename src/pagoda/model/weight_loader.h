@@ -21,7 +21,10 @@ class WeightLoader {
   // A [rows][cols] matrix (GGUF shape {cols, rows}) of any storage type: the GGUF reader admits only types the kernels run.
   StatusOr<kernels::MatrixView> Matrix(const std::string& name, int64_t rows, int64_t cols) const;
   // A stack of n [rows][cols] matrices (GGUF shape {cols, rows, n}), one view
-  // per matrix: the experts of a mixture-of-experts layer.
+  // per matrix: the experts of a mixture-of-experts layer. Where the file
+  // has no stack, the experts' own tensors: "blk.N.ffn_gate_exps.weight" is
+  // read as "blk.N.ffn_gate.E.weight" for E in [0, n), as older Mixtral GGUF
+  // files and Hugging Face checkpoints store them.
   StatusOr<std::vector<kernels::MatrixView>> Experts(const std::string& name, int64_t n, int64_t rows,
                                                      int64_t cols) const;
   // An F32 vector of n elements, such as a norm weight.
@@ -29,6 +32,9 @@ class WeightLoader {
   bool Has(const std::string& name) const;
 
  private:
+  StatusOr<std::vector<kernels::MatrixView>> ExpertsOneByOne(const std::string& name, int64_t n, int64_t rows,
+                                                             int64_t cols) const;
+
   const gguf::GgufFile& file_;
 };
 

@@ -2,11 +2,14 @@
 
 #include "pagoda/base/check.h"
 #include "pagoda/tokenizer/byte_level.h"
+#include "pagoda/tokenizer/nfc.h"
 #include "pagoda/tokenizer/spm_text.h"
 #include "pagoda/tokenizer/utf8.h"
 
 namespace pagoda::tokenizer {
 namespace {
+
+constexpr std::string_view kEscapedSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's space
 
 bool IsSpecialType(TokenType type) { return type == TokenType::kControl || type == TokenType::kUnknown; }
 
@@ -88,6 +91,9 @@ Tokenizer::Tokenizer(const TokenizerSpec& spec, std::unordered_map<std::string, 
       pre_(std::move(pre)),
       spm_(std::move(spm)),
       space_prefix_(spm_ && spec.add_space_prefix),
+      space_prefix_rule_(spec.space_prefix_rule),
+      normalize_nfc_(spec.normalize_nfc),
+      ignore_merges_(pre_ != nullptr && spec.ignore_merges.value_or(pre_->ignore_merges())),
       added_(std::move(added)),
       bos_id_(spec.bos_id),
       eos_id_(spec.eos_id),
@@ -102,6 +108,14 @@ std::vector<TokenId> Tokenizer::Encode(std::string_view text, const EncodeOption
   if (options.add_special && add_bos_) out.push_back(*bos_id_);
   std::vector<AddedTokenMatcher::Segment> segments;
   added_.Split(text, options.parse_special, &segments);
+  // HF normalizes the text between added tokens, never the tokens themselves.
+  std::vector<std::string> normalized;
+  if (normalize_nfc_) {
+    normalized.reserve(segments.size());
+    for (AddedTokenMatcher::Segment& segment : segments) {
+      if (segment.id < 0) segment.text = normalized.emplace_back(ToNfc(segment.text));
+    }
+  }
   if (spm_) {
     EncodeSpmSegments(segments, &out);
   } else {
@@ -125,16 +139,22 @@ void Tokenizer::EncodeSpmSegments(const std::vector<AddedTokenMatcher::Segment>&
   std::string escaped;
   // llama.cpp prefixes the first run and every run after an added token;
   // HF's legacy Llama tokenizer agrees (SentencePiece itself prefixes only
-  // the start of the text).
+  // the start of the text). HF's Metaspace prefixes no run that already
+  // starts with a space, and with prepend_scheme "first" only the text's start.
   bool after_added = true;
-  for (const AddedTokenMatcher::Segment& segment : segments) {
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const AddedTokenMatcher::Segment& segment = segments[i];
     if (segment.id >= 0) {
       out->push_back(segment.id);
       after_added = true;
       continue;
     }
     escaped.clear();
-    if (space_prefix_ && after_added) AppendEscapedSpaces(" ", &escaped);
+    const bool starts_with_space = segment.text.starts_with(' ') || segment.text.starts_with(kEscapedSpace);
+    bool prefix = space_prefix_ && after_added;
+    if (space_prefix_rule_ == SpacePrefixRule::kTextStartUnlessSpace) prefix = prefix && i == 0 && !starts_with_space;
+    if (space_prefix_rule_ == SpacePrefixRule::kEveryRunUnlessSpace) prefix = prefix && !starts_with_space;
+    if (prefix) AppendEscapedSpaces(" ", &escaped);
     AppendEscapedSpaces(segment.text, &escaped);
     spm_->Encode(escaped, &scratch, out);
     after_added = false;
@@ -146,7 +166,7 @@ void Tokenizer::EncodeBpeText(std::string_view text, BpeModel::Scratch* scratch,
   words->clear();
   pre_->Split(text, words);
   for (std::string_view word : *words) {
-    if (pre_->ignore_merges()) {
+    if (ignore_merges_) {
       const auto it = vocab_.find(BytesToVocabText(word));
       if (it != vocab_.end()) {
         out->push_back(it->second);

@@ -106,6 +106,9 @@ class Tokenizer {
   std::unique_ptr<PreTokenizer> pre_;
   std::optional<SpmModel> spm_;
   bool space_prefix_;  // llama with add_space_prefix
+  SpacePrefixRule space_prefix_rule_;
+  bool normalize_nfc_;
+  bool ignore_merges_;  // gpt2
   AddedTokenMatcher added_;
   std::optional<TokenId> bos_id_, eos_id_, unk_id_, pad_id_;
   bool add_bos_, add_eos_;

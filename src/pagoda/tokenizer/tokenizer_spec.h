@@ -22,6 +22,18 @@ enum class TokenType : int32_t {
   kByte = 6,
 };
 
+// Where a "llama" tokenizer with add_space_prefix puts its space prefix.
+enum class SpacePrefixRule {
+  // The first run of text and every run after an added token, always
+  // (llama.cpp; HF's legacy Prepend normalizer).
+  kEveryRun,
+  // Only a run at the very start of the text, and only when it does not
+  // already start with a space (HF's Metaspace, prepend_scheme "first").
+  kTextStartUnlessSpace,
+  // Every run, unless it already starts with a space (Metaspace "always").
+  kEveryRunUnlessSpace,
+};
+
 struct TokenizerSpec {
   // tokenizer.ggml.model: "gpt2" (byte-level BPE) or "llama" (SentencePiece
   // BPE with byte fallback).
@@ -32,10 +44,18 @@ struct TokenizerSpec {
   std::vector<std::string> tokens;     // vocabulary text: byte-level (gpt2) or with U+2581 spaces (llama)
   std::vector<TokenType> token_types;  // empty means all kNormal
   std::vector<std::string> merges;     // gpt2: "left right", highest priority first
+  // gpt2: emit a pre-token that is a whole vocabulary entry without merging
+  // (HF BPE's ignore_merges); unset: the pre-tokenizer family's (GGUF names
+  // only the family).
+  std::optional<bool> ignore_merges;
   std::vector<float> scores;           // llama: merge priority, highest first; empty means all 0
   // llama: encode each text run at the start or after an added token with a
   // leading space, and drop the first space when decoding.
   bool add_space_prefix = false;
+  SpacePrefixRule space_prefix_rule = SpacePrefixRule::kEveryRun;
+  // Unicode normalization of the text between added tokens before
+  // pre-tokenization: none, or NFC (HF's NFC normalizer, as Qwen2's has).
+  bool normalize_nfc = false;
   std::optional<TokenId> bos_id;
   std::optional<TokenId> eos_id;
   std::optional<TokenId> unk_id;

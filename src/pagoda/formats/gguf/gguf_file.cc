@@ -19,6 +19,25 @@ StatusOr<std::unique_ptr<GgufFile>> GgufFile::FromBytes(std::vector<uint8_t> byt
   return file;
 }
 
+StatusOr<std::unique_ptr<GgufFile>> GgufFile::FromTables(MetadataBuilder metadata, std::vector<TensorInfo> tensors,
+                                                         std::shared_ptr<const void> storage) {
+  std::unique_ptr<GgufFile> file(new GgufFile());
+  file->built_metadata_ = std::make_unique<MetadataBuilder>(std::move(metadata));
+  file->storage_ = std::move(storage);
+  ParsedGguf& p = file->parsed_;
+  p.version = 3;
+  p.metadata.entries = file->built_metadata_->entries();
+  // The index views the keys where they finally live.
+  for (size_t i = 0; i < p.metadata.entries.size(); ++i) p.metadata.index.emplace(p.metadata.entries[i].first, i);
+  p.tensors = std::move(tensors);
+  for (size_t i = 0; i < p.tensors.size(); ++i) {
+    if (!p.tensor_index.emplace(p.tensors[i].name, i).second) {
+      return InvalidArgumentError("tensor '" + p.tensors[i].name + "' appears twice");
+    }
+  }
+  return file;
+}
+
 Status GgufFile::Parse(std::span<const uint8_t> bytes) {
   bytes_ = bytes;
   PAGODA_ASSIGN_OR_RETURN(parsed_, ParseGguf(bytes_));

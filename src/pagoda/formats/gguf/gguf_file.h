@@ -19,6 +19,7 @@
 #include "pagoda/base/status.h"
 #include "pagoda/formats/gguf/gguf_parser.h"
 #include "pagoda/formats/gguf/gguf_value.h"
+#include "pagoda/formats/gguf/metadata_builder.h"
 #include "pagoda/formats/gguf/tensor_info.h"
 #include "pagoda/formats/mapped_file/mapped_file.h"
 
@@ -30,6 +31,12 @@ class GgufFile {
   static StatusOr<std::unique_ptr<GgufFile>> Open(const std::string& path);
   // Validates a file held in memory, which the result owns (tests, fuzzing).
   static StatusOr<std::unique_ptr<GgufFile>> FromBytes(std::vector<uint8_t> bytes);
+  // A checkpoint of another format described in GGUF's vocabulary, built in
+  // memory (model/hf): the metadata's values view `metadata`'s storage, the
+  // tensors' data views memory that `storage` keeps alive. Tensor names must
+  // be unique; the result has no file bytes (file_size() is 0).
+  static StatusOr<std::unique_ptr<GgufFile>> FromTables(MetadataBuilder metadata, std::vector<TensorInfo> tensors,
+                                                        std::shared_ptr<const void> storage);
 
   GgufFile(const GgufFile&) = delete;
   GgufFile& operator=(const GgufFile&) = delete;
@@ -66,6 +73,8 @@ class GgufFile {
 
   std::unique_ptr<formats::MappedFile> mapping_;  // set by Open
   std::vector<uint8_t> owned_bytes_;              // set by FromBytes
+  std::unique_ptr<MetadataBuilder> built_metadata_;  // set by FromTables
+  std::shared_ptr<const void> storage_;              // set by FromTables
   std::span<const uint8_t> bytes_;                // whichever of the two holds the file
   ParsedGguf parsed_;
 };

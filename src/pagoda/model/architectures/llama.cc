@@ -7,7 +7,8 @@
 //   y = h + W_down (silu(W_gate m) * W_up m)                 m = RMSNorm(h)
 //
 // GGUF's converter permutes W_q and W_k so that RoPE turns adjacent pairs
-// (GGML's "normal" style). Llama 3.1 slows RoPE's low frequencies by the
+// (GGML's "normal" style); a Hugging Face checkpoint keeps them as trained,
+// and RoPE turns the halves of each head (NeoX style), which is the same map. Llama 3.1 slows RoPE's low frequencies by the
 // factors in rope_freqs.weight. Mistral-style files that set
 // llama.attention.sliding_window attend through that window in every layer.
 // Mixtral (Jiang et al. 2024) is this with a mixture of experts in place of
@@ -35,7 +36,7 @@ StatusOr<std::unique_ptr<Model>> LoadLlama(std::shared_ptr<const gguf::GgufFile>
   PAGODA_RETURN_IF_ERROR(head.Load(w, c));
 
   layers::AttentionLayer settings;
-  settings.rope = {.style = kernels::RopeStyle::kNorm, .freq_base = c.rope_freq_base, .freq_scale = c.rope_freq_scale};
+  settings.rope = {.style = c.hf_checkpoint ? kernels::RopeStyle::kNeox : kernels::RopeStyle::kNorm, .freq_base = c.rope_freq_base, .freq_scale = c.rope_freq_scale};
   if (w.Has("rope_freqs.weight")) {
     PAGODA_ASSIGN_OR_RETURN(settings.rope.freq_factors, w.F32Vector("rope_freqs.weight", c.head_dim / 2));
   }

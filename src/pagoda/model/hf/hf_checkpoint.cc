@@ -1,0 +1,190 @@
+#include "pagoda/model/hf/hf_checkpoint.h"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <deque>
+#include <filesystem>
+#include <map>
+#include <vector>
+
+#include "pagoda/formats/safetensors/safetensors_checkpoint.h"
+#include "pagoda/model/hf/config_reader.h"
+#include "pagoda/model/hf/config_translation.h"
+#include "pagoda/model/hf/tensor_names.h"
+#include "pagoda/model/hf/weight_conversion.h"
+
+namespace pagoda::hf {
+namespace {
+
+namespace fs = std::filesystem;
+
+// What the GGUF view's tensors point into: the mapped shards, and the
+// tensors made at load (converted weights, F32 norms, computed RoPE factors).
+struct Storage {
+  std::unique_ptr<safetensors::SafetensorsCheckpoint> checkpoint;
+  std::deque<std::vector<uint8_t>> buffers;
+
+  const uint8_t* Keep(std::vector<uint8_t> bytes) { return buffers.emplace_back(std::move(bytes)).data(); }
+};
+
+std::optional<DType> FloatType(safetensors::Dtype t) {
+  switch (t) {
+    case safetensors::Dtype::kF32: return DType::kF32;
+    case safetensors::Dtype::kF16: return DType::kF16;
+    case safetensors::Dtype::kBF16: return DType::kBF16;
+    default: return std::nullopt;
+  }
+}
+
+std::vector<uint8_t> FloatBytes(const std::vector<float>& v) {
+  std::vector<uint8_t> bytes(v.size() * sizeof(float));
+  std::memcpy(bytes.data(), v.data(), bytes.size());
+  return bytes;
+}
+
+// The checkpoint's own dtype as config.json records it ("dtype" since
+// transformers 5, "torch_dtype" before), else the embedding table's.
+DType StoredDtype(const nlohmann::json& config, DType embedding) {
+  const ConfigReader c(config, "config.json");
+  const std::string key = c.Has("dtype") ? "dtype" : "torch_dtype";
+  const StatusOr<std::string> name = c.String(key, "");
+  if (name.ok() && *name == "bfloat16") return DType::kBF16;
+  if (name.ok() && *name == "float16") return DType::kF16;
+  if (name.ok() && *name == "float32") return DType::kF32;
+  return embedding;
+}
+
+DType ResolveWeightDtype(WeightDtype asked, DType stored) {
+  switch (asked) {
+    case WeightDtype::kBFloat16: return DType::kBF16;
+    case WeightDtype::kFloat16: return DType::kF16;
+    case WeightDtype::kFloat32: return DType::kF32;
+    case WeightDtype::kAuto: return stored == DType::kF32 ? DType::kBF16 : stored;
+  }
+  return stored;
+}
+
+// Tensors a checkpoint may hold that no architecture reads.
+bool IsUnused(std::string_view name, bool tied) {
+  return name.ends_with("rotary_emb.inv_freq") || (tied && name == "lm_head.weight");
+}
+
+class ViewBuilder {
+ public:
+  ViewBuilder(const ConfigTranslation& t, DType weight_dtype, Storage& storage)
+      : t_(t), weight_dtype_(weight_dtype), storage_(storage) {}
+
+  Status Add(const safetensors::SafetensorsTensor& tensor, const std::string& gguf_name) {
+    const std::optional<DType> type = FloatType(tensor.dtype);
+    if (!type) {
+      return UnimplementedError(fmt::format("checkpoint tensor '{}' has dtype {}; only F32, F16 and BF16 are read",
+                                            tensor.name, safetensors::DtypeName(tensor.dtype)));
+    }
+    gguf::TensorInfo info;
+    info.name = gguf_name;
+    info.shape.assign(tensor.shape.rbegin(), tensor.shape.rend());  // GGML order: innermost first
+    const bool vector = tensor.shape.size() == 1 || gguf_name.ends_with("ffn_gate_inp_shexp.weight");
+    if (vector) {
+      // GGUF keeps norms, biases and one-row gates as F32 vectors.
+      const float add = t_.family == TensorFamily::kGemma && gguf_name.ends_with("norm.weight") ? 1.0f : 0.0f;
+      info.dtype = DType::kF32;
+      info.shape = {tensor.num_elements()};
+      info.data = storage_.Keep(FloatBytes(ToF32(tensor.data, *type, add)));
+    } else if (tensor.shape.size() == 2) {
+      info.dtype = weight_dtype_;
+      if (*type == weight_dtype_) {
+        info.data = tensor.data.data();
+      } else {
+        info.data = storage_.Keep(ConvertFloats(tensor.data, *type, weight_dtype_));
+        ++converted_;
+      }
+    } else {
+      return InvalidArgumentError(
+          fmt::format("checkpoint tensor '{}' has {} dimensions; expected a matrix or a vector", tensor.name,
+                      tensor.shape.size()));
+    }
+    info.nbytes = static_cast<uint64_t>(info.num_elements()) * (info.dtype == DType::kF32 ? 4 : 2);
+    tensors_.push_back(std::move(info));
+    return Status::Ok();
+  }
+
+  void AddComputed(const std::string& name, const std::vector<float>& values) {
+    gguf::TensorInfo info;
+    info.name = name;
+    info.dtype = DType::kF32;
+    info.shape = {static_cast<int64_t>(values.size())};
+    info.nbytes = values.size() * sizeof(float);
+    info.data = storage_.Keep(FloatBytes(values));
+    tensors_.push_back(std::move(info));
+  }
+
+  std::vector<gguf::TensorInfo>& tensors() { return tensors_; }
+  int converted() const { return converted_; }
+
+ private:
+  const ConfigTranslation& t_;
+  DType weight_dtype_;
+  Storage& storage_;
+  std::vector<gguf::TensorInfo> tensors_;
+  int converted_ = 0;
+};
+
+}  // namespace
+
+StatusOr<WeightDtype> ParseWeightDtype(std::string_view name) {
+  if (name == "auto") return WeightDtype::kAuto;
+  if (name == "bfloat16") return WeightDtype::kBFloat16;
+  if (name == "float16" || name == "half") return WeightDtype::kFloat16;
+  if (name == "float32" || name == "float") return WeightDtype::kFloat32;
+  return InvalidArgumentError(
+      fmt::format("--dtype '{}' is not one of auto, bfloat16, float16, half, float32, float", name));
+}
+
+bool IsHfDirectory(const std::string& path) {
+  std::error_code error;
+  return fs::is_directory(path, error) && fs::is_regular_file(fs::path(path) / "config.json", error);
+}
+
+StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOpenOptions& options) {
+  const std::string config_path = (fs::path(directory) / "config.json").string();
+  PAGODA_ASSIGN_OR_RETURN(const nlohmann::json config, ConfigReader::ParseFile(config_path));
+  const std::string name = fs::path(directory).lexically_normal().filename().string();
+  StatusOr<ConfigTranslation> translated = TranslateConfig(config, name);
+  if (!translated.ok()) {
+    return Status(translated.status().code(), "'" + config_path + "': " + translated.status().message());
+  }
+  ConfigTranslation& t = *translated;
+
+  auto storage = std::make_shared<Storage>();
+  PAGODA_ASSIGN_OR_RETURN(storage->checkpoint, safetensors::SafetensorsCheckpoint::Open(directory));
+  const safetensors::SafetensorsTensor* embedding = storage->checkpoint->FindTensor("model.embed_tokens.weight");
+  if (embedding == nullptr) return NotFoundError("checkpoint tensor 'model.embed_tokens.weight' is missing");
+  const DType stored = StoredDtype(config, FloatType(embedding->dtype).value_or(DType::kBF16));
+  const DType weight_dtype = ResolveWeightDtype(options.dtype, stored);
+
+  ViewBuilder view(t, weight_dtype, *storage);
+  for (const auto& [hf_name, tensor] : storage->checkpoint->tensors()) {
+    if (IsUnused(hf_name, t.tied_embeddings)) continue;
+    const std::optional<std::string> gguf_name = GgufTensorName(hf_name, t.family);
+    if (!gguf_name) {
+      return UnimplementedError(fmt::format("checkpoint tensor '{}' is not one {} reads", hf_name, t.hf_architecture));
+    }
+    PAGODA_RETURN_IF_ERROR(view.Add(*tensor, *gguf_name));
+  }
+  if (!t.tied_embeddings && storage->checkpoint->FindTensor("lm_head.weight") == nullptr) {
+    return NotFoundError("checkpoint tensor 'lm_head.weight' is missing (config.json does not tie it to the embeddings)");
+  }
+  for (const auto& [gguf_name, values] : t.computed_tensors) view.AddComputed(gguf_name, values);
+
+  HfCheckpoint result;
+  result.description = fmt::format("{} as '{}', {} matrices", t.hf_architecture, t.gguf_architecture, DTypeName(weight_dtype));
+  result.description += view.converted() == 0
+                            ? " (as stored)"
+                            : fmt::format(" ({} converted at load from {})", view.converted(), DTypeName(stored));
+  PAGODA_ASSIGN_OR_RETURN(result.file,
+                          gguf::GgufFile::FromTables(std::move(t.metadata), std::move(view.tensors()), storage));
+  return result;
+}
+
+}  // namespace pagoda::hf

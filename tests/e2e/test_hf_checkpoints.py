@@ -1,0 +1,89 @@
+"""Hugging Face model directories through `pagoda serve`, on the tiny
+checkpoints of tests/fixtures/hf_models (see the README there): greedy
+completions give transformers' greedy tokens up to the first near-tie, chat
+prompts render and tokenize as transformers' apply_chat_template and HF
+tokenizers do, --dtype converts, and what cannot be loaded is refused by name."""
+
+import json
+import shutil
+import subprocess
+
+import httpx
+import pytest
+
+from conftest import PAGODA_BIN, ROOT, Server
+
+HF = ROOT / "tests/fixtures/hf_models"
+CASES = json.loads((HF / "tokenizer_cases.json").read_text())
+# As tests/runner/hf_checkpoints_test.cc: Pagoda's logits are within 1e-3 of
+# transformers', so a top-2 margin above 2e-3 cannot flip.
+NEAR_TIE = 2e-3
+
+
+def reference(checkpoint: str) -> dict:
+    return json.loads((HF / "references" / checkpoint / "reference.json").read_text())
+
+
+def agreed_steps(greedy: dict) -> int:
+    for i, margin in enumerate(greedy["margins"]):
+        if margin < NEAR_TIE:
+            return i
+    return len(greedy["margins"])
+
+
+def serve(tmp_path, model: str, *flags: str) -> Server:
+    return Server(tmp_path, model, "--served-model-name", "m", "--kv-cache-memory", "16MiB",
+                  "--max-model-len", "256", *flags)
+
+
+@pytest.mark.parametrize("checkpoint,flags", [("qwen2-bf16", ()), ("llama-bf16", ()), ("gemma2-bf16", ()),
+                                              ("qwen2moe-bf16", ()), ("llama-f32", ("--dtype", "float32"))])
+def test_greedy_completion_and_chat_prompt(tmp_path, checkpoint, flags):
+    ref = reference(checkpoint)
+    prompt = ref["sequences"][ref["greedy"]["from_seq"]]
+    steps = agreed_steps(ref["greedy"])
+    assert steps >= 1, "the fixture's first step is already a near-tie"
+    s = serve(tmp_path, str(HF / checkpoint), *flags)
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/completions", timeout=120,
+                       json={"model": "m", "prompt": prompt, "max_tokens": steps, "temperature": 0,
+                             "ignore_eos": True})
+        assert r.status_code == 200, r.text
+        want = httpx.post(s.url + "/detokenize", timeout=60,
+                          json={"model": "m", "tokens": ref["greedy"]["tokens"][:steps]}).json()["prompt"]
+        assert r.json()["choices"][0]["text"] == want
+
+        chat = CASES["chat_templates"].get(checkpoint)
+        if chat is not None:
+            for conversation in chat["conversations"]:
+                r = httpx.post(s.url + "/tokenize", timeout=60,
+                               json={"model": "m", "messages": conversation["messages"],
+                                     "add_generation_prompt": True, "add_special_tokens": False})
+                assert r.status_code == 200, r.text
+                assert r.json()["tokens"] == conversation["ids"]
+        assert ("F32 matrices (as stored)" if flags else "BF16 matrices (as stored)") in s.log()
+    finally:
+        assert s.stop() == 0, s.log()
+
+
+def refusal(*args: str) -> str:
+    """What `pagoda serve` says when it exits at start-up (it must exit non-zero)."""
+    r = subprocess.run([str(PAGODA_BIN), "serve", "--port", "0", *args], capture_output=True, text=True, timeout=120)
+    assert r.returncode != 0, r.stderr
+    return r.stderr + r.stdout
+
+
+def test_dtype_on_a_gguf_file_and_unknown_dtypes_are_refused_by_name():
+    gguf = ROOT / "tests/fixtures/tiny_models/qwen2/model-f16.gguf"
+    assert "--dtype bfloat16" in refusal(str(gguf), "--dtype", "bfloat16")
+    assert "--dtype 'fp4'" in refusal(str(HF / "qwen2-bf16"), "--dtype", "fp4")
+
+
+def test_an_unsupported_architecture_is_refused_by_name(tmp_path):
+    model = tmp_path / "model"
+    shutil.copytree(HF / "qwen2-bf16", model)
+    config = json.loads((model / "config.json").read_text())
+    config["architectures"] = ["MambaForCausalLM"]
+    (model / "config.json").write_text(json.dumps(config))
+    assert "'MambaForCausalLM' is not supported" in refusal(str(model))
