@@ -23,8 +23,21 @@ struct EngineConfig {
   // GGUF file or Hugging Face directory; empty: $PAGODA_MODEL, else the
   // default model set up by scripts/setup.sh.
   std::string model;
+  // vLLM's --revision: which snapshot of a model id (org/name) to take from
+  // the Hugging Face cache; empty: the cache's "main". Refused with a path.
+  std::string revision;
   // vLLM's --dtype for a Hugging Face checkpoint's weights (model_files.h).
   std::string dtype = "auto";
+  // vLLM's --tokenizer: a Hugging Face directory or GGUF file whose
+  // tokenizer (and chat template) to use; empty: the model's own.
+  std::string tokenizer;
+  // vLLM's --quantization: empty takes what the checkpoint says
+  // (model_files.h lists what is accepted).
+  std::string quantization;
+  // vLLM's --gpu-memory-utilization: when set, the KV cache gets this share
+  // of the available memory less the weights (memory_utilization.h) instead
+  // of kv_cache_memory.
+  std::optional<double> gpu_memory_utilization;
   // Prompt plus output per sequence; default and maximum: the model's context.
   std::optional<int64_t> max_model_len;
   // Sequences running at once (vLLM's default, also on CPU).

@@ -12,6 +12,7 @@
 #include "pagoda/base/check.h"
 #include "pagoda/beam_search/beam_round.h"
 #include "pagoda/engine/kv_cache_sizing.h"
+#include "pagoda/engine/memory_utilization.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 
 namespace pagoda {
@@ -34,7 +35,14 @@ Status ValidateConfig(const EngineConfig& c) {
   if (c.max_num_waiting_requests < 0) {
     return InvalidArgumentError("max_num_waiting_requests must be at least 0 (0: unbounded)");
   }
+  if (c.gpu_memory_utilization && (!(*c.gpu_memory_utilization > 0.0) || *c.gpu_memory_utilization > 1.0)) {
+    return InvalidArgumentError(fmt::format("gpu_memory_utilization {} must be in (0, 1]", *c.gpu_memory_utilization));
+  }
   return Status::Ok();
+}
+
+ModelLoadOptions ModelLoadOptionsOf(const EngineConfig& c) {
+  return {.dtype = c.dtype, .tokenizer = c.tokenizer, .quantization = c.quantization};
 }
 
 // vLLM's default: with concurrent partial prefills and no threshold, more
@@ -89,7 +97,7 @@ double EngineCore::Now() {
 
 StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& config) {
   PAGODA_RETURN_IF_ERROR(ValidateConfig(config));
-  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(config.model, /*with_weights=*/true, {.dtype = config.dtype}));
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(config.model, /*with_weights=*/true, ModelLoadOptionsOf(config)));
   return Create(config, std::move(loaded));
 }
 
@@ -113,13 +121,25 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   core->config_.max_model_len = max_model_len;
   ResolvePrefillLimits(core->config_, max_model_len);
 
+  uint64_t weight_bytes = 0;
+  for (const gguf::TensorInfo& t : core->file_->tensors()) weight_bytes += t.nbytes;
+  if (config.gpu_memory_utilization) {
+    PAGODA_ASSIGN_OR_RETURN(const int64_t available, AvailableMemoryBytes());
+    PAGODA_ASSIGN_OR_RETURN(core->config_.kv_cache_memory,
+                            KvCacheBytesFromUtilization(*config.gpu_memory_utilization, available,
+                                                        static_cast<int64_t>(weight_bytes)));
+    spdlog::info("--gpu-memory-utilization {}: {} MiB of KV cache ({} MiB available, {} MiB of weights)",
+                 *config.gpu_memory_utilization, core->config_.kv_cache_memory >> 20, available >> 20,
+                 weight_bytes >> 20);
+  }
+  const int64_t kv_cache_memory = core->config_.kv_cache_memory;
   KvCacheLayout layout = PlanKvCacheLayout(mc.layer_sliding_window);
   const KvCacheShape shape{layout.num_slots, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
-  PAGODA_RETURN_IF_ERROR(CheckKvCacheHoldsOneRequest(shape, layout, config.kv_cache_memory, max_model_len,
+  PAGODA_RETURN_IF_ERROR(CheckKvCacheHoldsOneRequest(shape, layout, kv_cache_memory, max_model_len,
                                                      config.max_num_batched_tokens));
   const std::string layout_description = DescribeKvCacheLayout(layout);
   std::vector<KvCacheGroupSpec> groups = layout.groups;
-  PAGODA_ASSIGN_OR_RETURN(core->arena_, KvCacheArena::Create(shape, std::move(layout), config.kv_cache_memory));
+  PAGODA_ASSIGN_OR_RETURN(core->arena_, KvCacheArena::Create(shape, std::move(layout), kv_cache_memory));
   const int64_t num_blocks = core->arena_->num_blocks();
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
   core->pool_ = std::make_unique<ThreadPool>(config.threads);
@@ -156,10 +176,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
                                       {"enable_prefix_caching", config.enable_prefix_caching ? "True" : "False"},
                                       {"num_gpu_blocks", std::to_string(num_blocks)},
                                       {"num_cpu_blocks", "None"},
-                                      {"kv_cache_memory_bytes", std::to_string(config.kv_cache_memory)}});
+                                      {"kv_cache_memory_bytes", std::to_string(kv_cache_memory)}});
 
-  uint64_t weight_bytes = 0;
-  for (const gguf::TensorInfo& t : core->file_->tensors()) weight_bytes += t.nbytes;
   const int64_t kv_bytes_per_token = KvCacheBytesPerToken(mc, config.kv_cache_dtype);
   spdlog::info("model: {}; {} architecture, {} weight bytes ({}), {} KV cache bytes per token", loaded_description,
                mc.architecture, weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);

@@ -1,6 +1,9 @@
 #include "pagoda/engine/model_files.h"
 
+#include <fmt/format.h>
+
 #include <cstdlib>
+#include <filesystem>
 
 #include "pagoda/model/hf/hf_checkpoint.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
@@ -17,6 +20,10 @@ std::string ResolveModelPath(const std::string& path) {
 namespace {
 
 Status OpenHf(LoadedModel& loaded, const ModelLoadOptions& options) {
+  if (!options.quantization.empty()) {
+    return UnimplementedError("--quantization " + options.quantization +
+                              ": quantized Hugging Face checkpoints are not supported yet");
+  }
   PAGODA_ASSIGN_OR_RETURN(const hf::WeightDtype dtype, hf::ParseWeightDtype(options.dtype));
   PAGODA_ASSIGN_OR_RETURN(hf::HfCheckpoint checkpoint, hf::OpenHfCheckpoint(loaded.path, {.dtype = dtype}));
   loaded.file = std::move(checkpoint.file);
@@ -27,6 +34,9 @@ Status OpenHf(LoadedModel& loaded, const ModelLoadOptions& options) {
 }
 
 Status OpenGguf(LoadedModel& loaded, const ModelLoadOptions& options) {
+  if (!options.quantization.empty() && options.quantization != "gguf") {
+    return InvalidArgumentError("--quantization " + options.quantization + ": a GGUF file's quantization is gguf");
+  }
   if (options.dtype != "auto") {
     return InvalidArgumentError("--dtype " + options.dtype +
                                 " applies to Hugging Face checkpoints; a GGUF file keeps its stored types (use auto)");
@@ -41,14 +51,39 @@ Status OpenGguf(LoadedModel& loaded, const ModelLoadOptions& options) {
   return Status::Ok();
 }
 
+// --tokenizer: another checkpoint's tokenizer and chat template.
+Status ReplaceTokenizer(LoadedModel& loaded, const std::string& path) {
+  if (hf::IsHfDirectory(path) || std::filesystem::exists(std::filesystem::path(path) / "tokenizer.json")) {
+    PAGODA_ASSIGN_OR_RETURN(loaded.tokenizer, tokenizer::LoadTokenizerFromHf(path));
+    PAGODA_ASSIGN_OR_RETURN(loaded.chat_template, tokenizer::ChatTemplateFromHf(path));
+    return Status::Ok();
+  }
+  PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(path));
+  PAGODA_ASSIGN_OR_RETURN(loaded.tokenizer, tokenizer::LoadTokenizerFromGguf(*file));
+  loaded.chat_template.reset();
+  if (auto chat_template = file->GetString("tokenizer.chat_template"); chat_template.ok()) {
+    loaded.chat_template = std::move(*chat_template);
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 StatusOr<LoadedModel> LoadModelFiles(const std::string& path, bool with_weights, const ModelLoadOptions& options) {
   LoadedModel loaded;
   loaded.path = ResolveModelPath(path);
   PAGODA_RETURN_IF_ERROR(hf::IsHfDirectory(loaded.path) ? OpenHf(loaded, options) : OpenGguf(loaded, options));
+  if (!options.tokenizer.empty()) PAGODA_RETURN_IF_ERROR(ReplaceTokenizer(loaded, options.tokenizer));
   if (with_weights) {
     PAGODA_ASSIGN_OR_RETURN(loaded.model, LoadModel(loaded.file));
+    // Vocabularies may be padded past the tokenizer's, never short of it:
+    // every id the tokenizer writes must have an embedding row.
+    const int64_t vocab = loaded.model->config().vocab_size;
+    if (loaded.tokenizer->vocab_size() > vocab) {
+      return InvalidArgumentError(fmt::format("the tokenizer{} has {} tokens, more than the model's {} embeddings",
+                                              options.tokenizer.empty() ? "" : " (--tokenizer " + options.tokenizer + ")",
+                                              loaded.tokenizer->vocab_size(), vocab));
+    }
   }
   return loaded;
 }

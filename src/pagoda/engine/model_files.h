@@ -25,6 +25,13 @@ struct ModelLoadOptions {
   // (hf::ParseWeightDtype). A GGUF file keeps its stored types, so only
   // "auto" is accepted for one.
   std::string dtype = "auto";
+  // vLLM's --tokenizer: a Hugging Face directory or GGUF file whose
+  // tokenizer and chat template replace the model's; empty: the model's.
+  std::string tokenizer;
+  // vLLM's --quantization. A GGUF file is "gguf" (the only value it takes);
+  // quantized Hugging Face checkpoints are not read yet, so for them every
+  // value is refused by name.
+  std::string quantization;
 };
 
 struct LoadedModel {
