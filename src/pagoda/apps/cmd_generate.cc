@@ -43,6 +43,12 @@ StatusOr<EngineConfig> OneRequestEngine(const GenerateArgs& args, const ModelCon
   return config;
 }
 
+ModelLoadOptions LoadOptions(const GenerateArgs& args) {
+  ModelLoadOptions options;
+  options.dtype = args.dtype;
+  return options;
+}
+
 struct Streamed {
   RequestOutput final_output;
   int64_t num_tokens = 0;
@@ -80,7 +86,7 @@ Status Generate(const GenerateArgs& args) {
   if (args.prefill_chunk < 1) return InvalidArgumentError("--prefill-chunk must be at least 1");
 
   LogToStderr();
-  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(args.model, /*with_weights=*/true, {.dtype = args.dtype}));
+  PAGODA_ASSIGN_OR_RETURN(LoadedModel loaded, LoadModelFiles(args.model, /*with_weights=*/true, LoadOptions(args)));
   const ModelConfig model = loaded.model->config();
   std::vector<int32_t> tokens = loaded.tokenizer->Encode(args.prompt);
   if (tokens.empty()) return InvalidArgumentError("the prompt is empty");

@@ -246,6 +246,8 @@ void RegisterServe(CLI::App& app, Command& command) {
   sub->add_option("--log-stats-interval", args->log_stats_interval, "Seconds between stats log lines")
       ->capture_default_str();
   sub->add_flag("--disable-log-stats", args->disable_log_stats, "No periodic stats log lines");
+  sub->add_flag("--disable-log-requests")
+      ->description("No log line per request: what Pagoda does anyway (as vLLM since 0.10 by default)");
   sub->add_option("--uvicorn-log-level", args->uvicorn_log_level,
                   "Above info (warning, error, critical), no HTTP access log lines, as uvicorn's")
       ->check(CLI::IsMember({"critical", "error", "warning", "info", "debug", "trace"}))

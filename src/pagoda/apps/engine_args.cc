@@ -36,6 +36,21 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
                  "vLLM's CPU backend), bfloat16, float16/half or float32/float, converted once at load. A GGUF "
                  "file keeps its stored types (auto only). Activations are float32 on the CPU")
       ->capture_default_str();
+  sub.add_option("--tokenizer", args.tokenizer,
+                 "Hugging Face directory or GGUF file whose tokenizer and chat template to use (default: the model's)");
+  sub.add_option("-q,--quantization", args.quantization,
+                 "gguf for a GGUF file (its own types); quantized Hugging Face checkpoints are not read yet, so other "
+                 "values are refused");
+  sub.add_option("--revision", args.revision,
+                 "Branch, tag or commit of a model id (org/name) in the Hugging Face cache (default: main)");
+  sub.add_option("--gpu-memory-utilization", args.gpu_memory_utilization,
+                 "On the CPU: the share of available memory (MemAvailable at start-up) for the weights plus the KV "
+                 "cache, as vLLM's CPU backend sizes its cache; the KV cache gets that share less the weights. "
+                 "Default: --kv-cache-memory");
+  sub.add_option("--swap-space", args.swap_space,
+                 "GiB of CPU swap space per GPU in vLLM; Pagoda preempts by recomputation and keeps the KV cache in "
+                 "memory already, so it reserves none (must be >= 0)")
+      ->capture_default_str();
   sub.add_option("--max-model-len", args.max_model_len, "Prompt plus output per sequence (default: the model's)");
   sub.add_option("--max-num-seqs", args.max_num_seqs, "Sequences running at once")->capture_default_str();
   sub.add_option("--max-num-batched-tokens", args.max_num_batched_tokens, "Tokens computed per step")
@@ -66,8 +81,21 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
 
 StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineArgs& args) {
   EngineConfig config;
-  config.model = ResolveModelPath(model);
+  PAGODA_ASSIGN_OR_RETURN(config.model, LocateModel(ResolveModelPath(model), args.revision));
   config.dtype = args.dtype;
+  config.tokenizer = args.tokenizer;
+  config.quantization = args.quantization;
+  // config.model is the snapshot the revision named, so the engine needs no revision.
+  if (args.gpu_memory_utilization) {
+    if (!args.kv_cache_memory.empty()) {
+      return InvalidArgumentError("--gpu-memory-utilization and --kv-cache-memory both size the KV cache; give one");
+    }
+    if (!(*args.gpu_memory_utilization > 0.0 && *args.gpu_memory_utilization <= 1.0)) {
+      return InvalidArgumentError(fmt::format("--gpu-memory-utilization {} must be in (0, 1]", *args.gpu_memory_utilization));
+    }
+    config.gpu_memory_utilization = args.gpu_memory_utilization;
+  }
+  if (!(args.swap_space >= 0)) return InvalidArgumentError(fmt::format("--swap-space {} must be at least 0", args.swap_space));
   config.max_model_len = args.max_model_len;
   config.max_num_seqs = args.max_num_seqs;
   config.max_num_batched_tokens = args.max_num_batched_tokens;

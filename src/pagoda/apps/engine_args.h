@@ -15,6 +15,11 @@ namespace pagoda::apps {
 
 struct EngineArgs {
   std::string dtype = "auto";
+  std::string tokenizer;
+  std::string quantization;
+  std::string revision;
+  std::optional<double> gpu_memory_utilization;
+  double swap_space = 4;
   std::optional<int64_t> max_model_len;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
   int max_num_batched_tokens = EngineConfig{}.max_num_batched_tokens;

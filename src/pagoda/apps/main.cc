@@ -5,8 +5,11 @@
 #include <spdlog/spdlog.h>
 
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "pagoda/apps/commands.h"
+#include "pagoda/apps/vllm_short_flags.h"
 
 namespace pagoda::apps {
 
@@ -27,8 +30,11 @@ int main(int argc, char** argv) {
   pagoda::apps::RegisterBench(app, command);
   pagoda::apps::RegisterServe(app, command);
   pagoda::apps::RegisterQuantize(app, command);
+  std::vector<std::string> args = pagoda::apps::ExpandVllmShortFlags(argc, argv);
+  std::vector<char*> expanded;
+  for (std::string& arg : args) expanded.push_back(arg.data());
   try {
-    app.parse(argc, argv);
+    app.parse(static_cast<int>(expanded.size()), expanded.data());
   } catch (const CLI::CallForHelp& e) {
     return app.exit(e);
   } catch (const CLI::CallForAllHelp& e) {

@@ -42,7 +42,7 @@ Status ValidateConfig(const EngineConfig& c) {
 }
 
 ModelLoadOptions ModelLoadOptionsOf(const EngineConfig& c) {
-  return {.dtype = c.dtype, .tokenizer = c.tokenizer, .quantization = c.quantization};
+  return {.dtype = c.dtype, .tokenizer = c.tokenizer, .quantization = c.quantization, .revision = c.revision};
 }
 
 // vLLM's default: with concurrent partial prefills and no threshold, more

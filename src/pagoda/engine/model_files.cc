@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <filesystem>
 
+#include "pagoda/engine/hf_cache.h"
 #include "pagoda/model/hf/hf_checkpoint.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
 #include "pagoda/tokenizer/hf_tokenizer_loader.h"
@@ -15,6 +16,19 @@ std::string ResolveModelPath(const std::string& path) {
   if (!path.empty()) return path;
   if (const char* env = std::getenv("PAGODA_MODEL"); env != nullptr && *env != '\0') return env;
   return PAGODA_DEFAULT_MODEL;
+}
+
+StatusOr<std::string> LocateModel(const std::string& path_or_id, const std::string& revision) {
+  std::error_code error;
+  if (std::filesystem::exists(path_or_id, error)) {
+    if (!revision.empty()) {
+      return InvalidArgumentError("--revision " + revision + " applies to a model id from the Hugging Face cache; '" +
+                                  path_or_id + "' is a local path");
+    }
+    return path_or_id;
+  }
+  if (LooksLikeModelId(path_or_id)) return ResolveCachedModel(path_or_id, revision);
+  return NotFoundError("model '" + path_or_id + "' is neither a file, a directory nor a model id (org/name)");
 }
 
 namespace {
@@ -71,7 +85,7 @@ Status ReplaceTokenizer(LoadedModel& loaded, const std::string& path) {
 
 StatusOr<LoadedModel> LoadModelFiles(const std::string& path, bool with_weights, const ModelLoadOptions& options) {
   LoadedModel loaded;
-  loaded.path = ResolveModelPath(path);
+  PAGODA_ASSIGN_OR_RETURN(loaded.path, LocateModel(ResolveModelPath(path), options.revision));
   PAGODA_RETURN_IF_ERROR(hf::IsHfDirectory(loaded.path) ? OpenHf(loaded, options) : OpenGguf(loaded, options));
   if (!options.tokenizer.empty()) PAGODA_RETURN_IF_ERROR(ReplaceTokenizer(loaded, options.tokenizer));
   if (with_weights) {

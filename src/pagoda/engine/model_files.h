@@ -20,6 +20,11 @@ namespace pagoda {
 // `path` if given, else $PAGODA_MODEL, else the default model.
 std::string ResolveModelPath(const std::string& path);
 
+// Where the model named `path_or_id` lies: an existing file or directory as
+// it is (a revision is then an error), else a model id ("org/name") in the
+// Hugging Face cache at `revision` (hf_cache.h).
+StatusOr<std::string> LocateModel(const std::string& path_or_id, const std::string& revision);
+
 struct ModelLoadOptions {
   // vLLM's --dtype: the weights' type for a Hugging Face checkpoint
   // (hf::ParseWeightDtype). A GGUF file keeps its stored types, so only
@@ -32,6 +37,8 @@ struct ModelLoadOptions {
   // quantized Hugging Face checkpoints are not read yet, so for them every
   // value is refused by name.
   std::string quantization;
+  // vLLM's --revision, for a model id: see hf_cache.h.
+  std::string revision;
 };
 
 struct LoadedModel {
