@@ -87,3 +87,40 @@ def test_an_unsupported_architecture_is_refused_by_name(tmp_path):
     config["architectures"] = ["MambaForCausalLM"]
     (model / "config.json").write_text(json.dumps(config))
     assert "'MambaForCausalLM' is not supported" in refusal(str(model))
+
+
+def test_generation_config_defaults_and_eos_ids(tmp_path):
+    """--generation-config auto logs the model's sampling values as vLLM
+    does, vllm does not, and generation_config.json's extra eos_token_id ends
+    a greedy completion at that token unless it ignores EOS."""
+    ref = reference("qwen2-bf16")
+    prompt = ref["sequences"][ref["greedy"]["from_seq"]]
+    steps = agreed_steps(ref["greedy"])
+    tokens = ref["greedy"]["tokens"][:steps]
+    stop_at = next(i for i in range(1, steps) if tokens[i] not in tokens[:i])
+    model = tmp_path / "model"
+    shutil.copytree(HF / "qwen2-bf16", model)
+    generation = json.loads((model / "generation_config.json").read_text())
+    config_eos = json.loads((model / "config.json").read_text())["eos_token_id"]
+    generation["eos_token_id"] = [config_eos, tokens[stop_at]]
+    (model / "generation_config.json").write_text(json.dumps(generation))
+    for mode in ("auto", "vllm"):
+        s = serve(tmp_path, str(model), "--generation-config", mode)
+        try:
+            s.wait_ready()
+            overridden = "Default sampling parameters have been overridden" in s.log()
+            assert overridden == (mode == "auto"), s.log()
+            if mode == "auto":
+                assert "temperature=0.7, top_p=0.8, top_k=20, repetition_penalty=1.05" in s.log()
+            for ignore_eos in (False, True):
+                r = httpx.post(s.url + "/v1/completions", timeout=120,
+                               json={"model": "m", "prompt": prompt, "max_tokens": steps, "temperature": 0,
+                                     "top_k": -1, "top_p": 1, "repetition_penalty": 1, "ignore_eos": ignore_eos})
+                assert r.status_code == 200, r.text
+                choice, usage = r.json()["choices"][0], r.json()["usage"]
+                if ignore_eos:
+                    assert usage["completion_tokens"] == steps
+                else:
+                    assert (choice["finish_reason"], usage["completion_tokens"]) == ("stop", stop_at + 1)
+        finally:
+            assert s.stop() == 0, s.log()

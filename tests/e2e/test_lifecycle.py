@@ -77,11 +77,11 @@ def test_sigterm_finishes_in_flight_requests_and_exits_0(tmp_path):
 def test_startup_log_describes_the_model(server):
     import re
 
-    m = re.search(r"model: (\S+) architecture, (\d+) weight bytes \((.*)\), (\d+) KV cache bytes per token",
+    m = re.search(r"model: (.*?); (\S+) architecture, (\d+) weight bytes \((.*)\), (\d+) KV cache bytes per token",
                   server.log())
     assert m, server.log()
-    arch, weight_bytes, mix, kv_per_token = m.group(1), int(m.group(2)), m.group(3), int(m.group(4))
-    assert arch == "llama"
+    source, arch, weight_bytes, mix, kv_per_token = m.group(1), m.group(2), int(m.group(3)), m.group(4), int(m.group(5))
+    assert (source, arch) == ("GGUF file", "llama")
     # SmolLM2-135M's published config: 30 layers, 3 KV heads of 64 dimensions;
     # K and V, 2 bytes each in the default f16 cache.
     assert kv_per_token == 30 * 3 * 64 * 2 * 2

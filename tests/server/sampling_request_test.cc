@@ -9,12 +9,43 @@ namespace {
 
 const ServingLimits kLimits{.max_model_len = 100, .vocab_size = 1000, .max_logprobs = 5};
 
-std::optional<SamplingRequest> Read(const nlohmann::json& body, Endpoint endpoint, std::optional<ApiError>* error) {
+std::optional<SamplingRequest> Read(const nlohmann::json& body, Endpoint endpoint, std::optional<ApiError>* error,
+                                    const ServingLimits& limits = kLimits) {
   FieldReader r(body);
   const nlohmann::ordered_json ordered = nlohmann::ordered_json::parse(body.dump());
-  std::optional<SamplingRequest> out = ReadSamplingRequest(r, ordered, endpoint, OutputKind::kFinalOnly, kLimits);
+  std::optional<SamplingRequest> out = ReadSamplingRequest(r, ordered, endpoint, OutputKind::kFinalOnly, limits);
   *error = r.error();
   return out;
+}
+
+// A model's generation_config.json values fill what a request leaves out,
+// and its max_new_tokens caps max_tokens, as vLLM applies them.
+TEST(SamplingRequestTest, TheModelsGenerationDefaultsFillOmittedFields) {
+  ServingLimits limits = kLimits;
+  limits.defaults = {.temperature = 0.7f, .top_p = 0.8f, .top_k = 20, .min_p = std::nullopt, .repetition_penalty = 1.05f,
+                     .max_tokens = 12};
+  std::optional<ApiError> error;
+  auto omitted = Read(nlohmann::json::object(), Endpoint::kChat, &error, limits);
+  ASSERT_TRUE(omitted) << error->message;
+  EXPECT_FLOAT_EQ(omitted->params.temperature, 0.7f);
+  EXPECT_FLOAT_EQ(omitted->params.top_p, 0.8f);
+  EXPECT_EQ(omitted->params.top_k, 20);
+  EXPECT_FLOAT_EQ(omitted->params.repetition_penalty, 1.05f);
+  EXPECT_EQ(omitted->max_tokens, 12);
+  auto own = Read({{"temperature", 0.0}, {"top_k", 3}, {"max_tokens", 50}}, Endpoint::kCompletions, &error, limits);
+  ASSERT_TRUE(own) << error->message;
+  EXPECT_FLOAT_EQ(own->params.temperature, 0.0f);
+  EXPECT_EQ(own->params.top_k, 3);
+  EXPECT_FLOAT_EQ(own->params.top_p, 0.8f);
+  EXPECT_EQ(own->max_tokens, 12);  // capped
+  auto fewer = Read({{"max_tokens", 5}}, Endpoint::kCompletions, &error, limits);
+  ASSERT_TRUE(fewer) << error->message;
+  EXPECT_EQ(fewer->max_tokens, 5);
+  // Without defaults, vLLM's own.
+  auto plain = Read(nlohmann::json::object(), Endpoint::kCompletions, &error);
+  ASSERT_TRUE(plain) << error->message;
+  EXPECT_FLOAT_EQ(plain->params.temperature, SamplingParams{}.temperature);
+  EXPECT_EQ(plain->max_tokens, 16);
 }
 
 TEST(SamplingRequestTest, ReadsOpenAIAndVllmFields) {

@@ -150,9 +150,7 @@ Status Serve(const ServeArgs& args) {
 
   PAGODA_ASSIGN_OR_RETURN(EngineConfig engine_config, MakeEngineConfig(args.model, args.engine));
   engine_config.seed = args.seed;
-  if (args.generation_config != "auto" && args.generation_config != "vllm") {
-    return InvalidArgumentError("--generation-config must be auto or vllm");
-  }
+  engine_config.generation_config = args.generation_config;
   if (args.port < 0 || args.port > 65535) return InvalidArgumentError("--port must be in [0, 65535]");
   if (!(args.shutdown_timeout >= 0)) return InvalidArgumentError("--shutdown-timeout must be at least 0");
 
@@ -236,7 +234,9 @@ void RegisterServe(CLI::App& app, Command& command) {
   AddEngineOptions(*sub, args->engine);
   sub->add_option("--chat-template", args->chat_template, "Jinja chat template file (default: the model's)");
   sub->add_option("--generation-config", args->generation_config,
-                  "auto: the model's default sampling values (GGUF has none), vllm: vLLM's")
+                  "auto: the sampling values of the model's generation_config.json (GGUF files have none) for fields "
+                  "a request leaves out, its max_new_tokens capping max_tokens; vllm: vLLM's defaults; or a directory "
+                  "holding a generation_config.json. Its eos_token_id ends requests in every case")
       ->capture_default_str();
   sub->add_option("--seed", args->seed, "Seeds the requests that bring no seed");
   sub->add_option("--max-logprobs", args->max_logprobs, "Most logprobs a request may ask for")->capture_default_str();

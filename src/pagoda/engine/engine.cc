@@ -44,6 +44,8 @@ EngineStats Engine::Stats() const {
 
 const std::optional<std::string>& Engine::chat_template() const { return core_->chat_template(); }
 
+const GenerationDefaults& Engine::generation_defaults() const { return core_->generation_defaults(); }
+
 const metrics::EngineMetrics& Engine::metrics() const { return core_->metrics(); }
 
 StatusOr<std::shared_ptr<OutputStream>> Engine::AddRequest(std::string request_id, std::string prompt,

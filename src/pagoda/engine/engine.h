@@ -18,6 +18,7 @@
 #include "pagoda/base/status.h"
 #include "pagoda/engine/engine_config.h"
 #include "pagoda/engine/engine_stats.h"
+#include "pagoda/engine/generation_defaults.h"
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
 #include "pagoda/model/model_config.h"
@@ -73,6 +74,9 @@ class Engine {
   const ModelConfig& model_config() const;
   const tokenizer::Tokenizer& tokenizer() const;
   const std::optional<std::string>& chat_template() const;
+  // The model's recommended sampling values under --generation-config auto
+  // (empty otherwise, and for GGUF files).
+  const GenerationDefaults& generation_defaults() const;
   // vLLM's metrics, recorded by the engine thread; thread-safe to render.
   const metrics::EngineMetrics& metrics() const;
 

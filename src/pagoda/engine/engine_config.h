@@ -26,6 +26,12 @@ struct EngineConfig {
   // vLLM's --revision: which snapshot of a model id (org/name) to take from
   // the Hugging Face cache; empty: the cache's "main". Refused with a path.
   std::string revision;
+  // vLLM's --generation-config: "auto" applies the model's
+  // generation_config.json sampling values to requests that do not set
+  // them (generation_defaults.h), "vllm" keeps vLLM's own defaults, and a
+  // directory names another generation_config.json. The file's
+  // eos_token_id ends every request that does not ignore EOS, in all three.
+  std::string generation_config = "auto";
   // vLLM's --dtype for a Hugging Face checkpoint's weights (model_files.h).
   std::string dtype = "auto";
   // vLLM's --tokenizer: a Hugging Face directory or GGUF file whose

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
 #include <future>
 #include <thread>
 
@@ -39,6 +40,36 @@ Status ValidateConfig(const EngineConfig& c) {
     return InvalidArgumentError(fmt::format("gpu_memory_utilization {} must be in (0, 1]", *c.gpu_memory_utilization));
   }
   return Status::Ok();
+}
+
+// --generation-config: the model's file (auto), none of its sampling values
+// (vllm; its EOS ids still count, as in vLLM), or another directory's file.
+StatusOr<hf::GenerationConfig> ResolveGenerationConfig(const std::string& mode, hf::GenerationConfig model_config) {
+  if (mode == "auto") return model_config;
+  if (mode == "vllm") {
+    hf::GenerationConfig eos_only;
+    eos_only.eos_token_ids = std::move(model_config.eos_token_ids);
+    return eos_only;
+  }
+  if (!std::filesystem::is_regular_file(std::filesystem::path(mode) / "generation_config.json")) {
+    return InvalidArgumentError("--generation-config '" + mode +
+                                "' is neither auto, vllm nor a directory holding generation_config.json");
+  }
+  return hf::ReadGenerationConfig(mode);
+}
+
+GenerationDefaults DefaultsOf(const hf::GenerationConfig& g) {
+  GenerationDefaults d;
+  const auto as_float = [](const std::optional<double>& v) {
+    return v ? std::optional<float>(static_cast<float>(*v)) : std::nullopt;
+  };
+  d.temperature = as_float(g.temperature);
+  d.top_p = as_float(g.top_p);
+  d.top_k = g.top_k;
+  d.min_p = as_float(g.min_p);
+  d.repetition_penalty = as_float(g.repetition_penalty);
+  d.max_tokens = g.max_new_tokens;
+  return d;
 }
 
 ModelLoadOptions ModelLoadOptionsOf(const EngineConfig& c) {
@@ -111,6 +142,15 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   const std::string loaded_description = std::move(loaded.description);
   core->tokenizer_ = std::move(loaded.tokenizer);
   core->chat_template_ = std::move(loaded.chat_template);
+  PAGODA_ASSIGN_OR_RETURN(const hf::GenerationConfig generation,
+                          ResolveGenerationConfig(config.generation_config, std::move(loaded.generation_config)));
+  core->generation_defaults_ = DefaultsOf(generation);
+  if (!core->generation_defaults_.empty()) {
+    // vLLM's warning, so that an unexpected default is traced to its source.
+    spdlog::warn("Default sampling parameters have been overridden by the model's generation config ({}). "
+                 "If this is not intended, start with --generation-config vllm.",
+                 core->generation_defaults_.Describe());
+  }
   core->model_ = std::move(loaded.model);
   const ModelConfig& mc = core->model_->config();
   const int64_t max_model_len = config.max_model_len.value_or(mc.max_context);
@@ -148,6 +188,15 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
   std::vector<int32_t> eos_ids;
   if (core->tokenizer_->eos_id()) eos_ids.push_back(*core->tokenizer_->eos_id());
+  for (int32_t id : generation.eos_token_ids) {
+    if (id >= mc.vocab_size) {
+      return InvalidArgumentError(fmt::format("generation_config.json: eos_token_id {} is outside the vocabulary", id));
+    }
+    if (std::find(eos_ids.begin(), eos_ids.end(), id) == eos_ids.end()) {
+      eos_ids.push_back(id);
+      core->extra_eos_ids_.push_back(id);
+    }
+  }
   core->sampler_ =
       std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids, *core->compute_->kernels().rows);
   core->structured_outputs_ =
@@ -226,6 +275,15 @@ StatusOr<PendingRequest> EngineCore::Prepare(std::string request_id, std::option
                                              int32_t priority, std::optional<int64_t> seed) const {
   PAGODA_RETURN_IF_ERROR(params.Validate());
   params.Normalize();
+  // The model's other EOS ids end the request too (vLLM's
+  // update_from_generation_config), unless it ignores EOS.
+  if (!params.ignore_eos) {
+    for (int32_t id : extra_eos_ids_) {
+      if (std::find(params.stop_token_ids.begin(), params.stop_token_ids.end(), id) == params.stop_token_ids.end()) {
+        params.stop_token_ids.push_back(id);
+      }
+    }
+  }
   const int32_t vocab = static_cast<int32_t>(model_config().vocab_size);
   PAGODA_RETURN_IF_ERROR(params.ValidateTokenIds(vocab));
   if (prompt) prompt_token_ids = tokenizer_->Encode(*prompt);

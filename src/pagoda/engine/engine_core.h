@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "pagoda/engine/engine_config.h"
+#include "pagoda/engine/generation_defaults.h"
 #include "pagoda/engine/request_state.h"
 #include "pagoda/engine/engine_stats.h"
 #include "pagoda/engine/model_files.h"
@@ -48,6 +49,7 @@ class EngineCore {
   const ModelConfig& model_config() const { return model_->config(); }
   // The model's Jinja chat template (GGUF tokenizer.chat_template), if it has one.
   const std::optional<std::string>& chat_template() const { return chat_template_; }
+  const GenerationDefaults& generation_defaults() const { return generation_defaults_; }
   int64_t num_kv_blocks() const { return arena_->num_blocks(); }
   // Seconds on the monotonic clock of request timings.
   static double Now();
@@ -99,6 +101,10 @@ class EngineCore {
   std::shared_ptr<const gguf::GgufFile> file_;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer_;
   std::optional<std::string> chat_template_;
+  GenerationDefaults generation_defaults_;
+  // generation_config.json's EOS ids other than the tokenizer's: stop tokens
+  // of every request that does not ignore EOS.
+  std::vector<int32_t> extra_eos_ids_;
   std::unique_ptr<Model> model_;
   std::unique_ptr<KvCacheArena> arena_;
   std::unique_ptr<ThreadPool> pool_;

@@ -44,6 +44,7 @@ Status OpenHf(LoadedModel& loaded, const ModelLoadOptions& options) {
   loaded.description = "Hugging Face checkpoint: " + checkpoint.description;
   PAGODA_ASSIGN_OR_RETURN(loaded.tokenizer, tokenizer::LoadTokenizerFromHf(loaded.path));
   PAGODA_ASSIGN_OR_RETURN(loaded.chat_template, tokenizer::ChatTemplateFromHf(loaded.path));
+  PAGODA_ASSIGN_OR_RETURN(loaded.generation_config, hf::ReadGenerationConfig(loaded.path));
   return Status::Ok();
 }
 

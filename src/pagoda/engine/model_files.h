@@ -12,6 +12,7 @@
 
 #include "pagoda/base/status.h"
 #include "pagoda/formats/gguf/gguf_file.h"
+#include "pagoda/model/hf/generation_config.h"
 #include "pagoda/model/model.h"
 #include "pagoda/tokenizer/tokenizer.h"
 
@@ -50,6 +51,7 @@ struct LoadedModel {
   std::string description;
   std::unique_ptr<tokenizer::Tokenizer> tokenizer;
   std::optional<std::string> chat_template;  // the model's own, when it has one
+  hf::GenerationConfig generation_config;    // a Hugging Face checkpoint's; empty for GGUF
   std::unique_ptr<Model> model;              // null when only the tokenizer was asked for
 };
 

@@ -48,7 +48,8 @@ Status OpenAiApi::SetEngine(Engine* engine) {
   ctx_.model_name = options_.served_model_names.at(0);
   ctx_.limits = ServingLimits{.max_model_len = *engine->config().max_model_len,
                               .vocab_size = engine->tokenizer().vocab_size(),
-                              .max_logprobs = options_.max_logprobs};
+                              .max_logprobs = options_.max_logprobs,
+                              .defaults = engine->generation_defaults()};
   const std::optional<std::string>& source = options_.chat_template ? options_.chat_template : engine->chat_template();
   if (source) {
     StatusOr<chat_template::ChatTemplate> parsed = chat_template::ChatTemplate::Parse(*source);

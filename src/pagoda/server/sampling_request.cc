@@ -100,6 +100,8 @@ std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, const nlohman
                                                    Endpoint endpoint, OutputKind kind, const ServingLimits& limits) {
   SamplingRequest out;
   SamplingParams& p = out.params;
+  limits.defaults.ApplyTo(p);  // the request's own values below win
+  p.max_tokens.reset();        // set from the request and the context below
   p.output_kind = kind;
   if (auto v = Int32(r, "n")) p.n = *v;
   if (auto v = Int32(r, "best_of")) p.best_of = *v;
@@ -148,6 +150,10 @@ std::optional<SamplingRequest> ReadSamplingRequest(FieldReader& r, const nlohman
   if (max_tokens && *max_tokens < 1) {
     r.Fail(endpoint == Endpoint::kChat && r.Has("max_completion_tokens") ? "max_completion_tokens" : "max_tokens",
            fmt::format("max_tokens must be at least 1, got {}", *max_tokens));
+  }
+  // As vLLM, the model's max_new_tokens caps what any request generates.
+  if (limits.defaults.max_tokens) {
+    max_tokens = std::min<int64_t>(max_tokens.value_or(*limits.defaults.max_tokens), *limits.defaults.max_tokens);
   }
   out.max_tokens = max_tokens;
   if (!r.ok()) return std::nullopt;

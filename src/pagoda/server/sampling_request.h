@@ -10,6 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "pagoda/engine/generation_defaults.h"
 #include "pagoda/request/sampling_params.h"
 #include "pagoda/server/field_reader.h"
 
@@ -19,6 +20,9 @@ struct ServingLimits {
   int64_t max_model_len = 0;
   int64_t vocab_size = 0;  // token ids in requests must be below it
   int32_t max_logprobs = 20;  // vLLM's --max-logprobs
+  // The model's recommended values for fields a request leaves out, and a
+  // cap on max_tokens (Engine::generation_defaults).
+  GenerationDefaults defaults = {};
 };
 
 enum class Endpoint { kCompletions, kChat };
