@@ -8,7 +8,7 @@ cd "$(dirname "$0")/.."
 APT_PACKAGES=(
   cmake ninja-build g++ clang libclang-rt-14-dev pkg-config ccache
   libpcre2-dev libicu-dev nlohmann-json3-dev libfmt-dev libspdlog-dev libcli11-dev
-  libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libssl-dev
+  libgtest-dev libgmock-dev libbenchmark-dev libboost-dev libssl-dev libcurl4-openssl-dev
   pybind11-dev python3-dev
 )
 missing=()

@@ -91,7 +91,8 @@ def test_a_model_id_is_served_from_the_hugging_face_cache(tmp_path, revision):
 def test_a_model_id_missing_from_the_cache_names_the_path_looked_at(tmp_path):
     r = subprocess.run([str(PAGODA_BIN), "serve", "--port", "0", "tiny-org/absent", "--revision", "v2"],
                        capture_output=True, text=True, timeout=60,
-                       env={**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub")})
+                       env={**os.environ, "HF_HUB_CACHE": str(tmp_path / "hub"),
+                            "HF_ENDPOINT": "http://127.0.0.1:1"})
     assert r.returncode != 0
     assert str(tmp_path / "hub" / "models--tiny-org--absent" / "refs" / "v2") in r.stderr
 

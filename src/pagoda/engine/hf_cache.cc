@@ -41,6 +41,11 @@ std::string HfHubCacheDir() {
   return (fs::path(Env("HOME")) / ".cache" / "huggingface" / "hub").string();
 }
 
+std::string HfRepoCacheDir(const std::string& id) {
+  const size_t slash = id.find('/');
+  return (fs::path(HfHubCacheDir()) / ("models--" + id.substr(0, slash) + "--" + id.substr(slash + 1))).string();
+}
+
 bool LooksLikeModelId(const std::string& text) {
   const size_t slash = text.find('/');
   if (slash == std::string::npos || text.find('/', slash + 1) != std::string::npos) return false;
@@ -49,16 +54,14 @@ bool LooksLikeModelId(const std::string& text) {
 
 StatusOr<std::string> ResolveCachedModel(const std::string& id, const std::string& revision) {
   const std::string wanted = revision.empty() ? "main" : revision;
-  const fs::path repo = fs::path(HfHubCacheDir()) / ("models--" + id.substr(0, id.find('/')) + "--" + id.substr(id.find('/') + 1));
+  const fs::path repo = HfRepoCacheDir(id);
   std::string commit = wanted;
   if (!IsCommitHash(wanted)) {
     if (wanted.find("..") != std::string::npos) return InvalidArgumentError("--revision '" + wanted + "' is not a revision");
     std::ifstream ref(repo / "refs" / wanted);
     if (!(ref >> commit)) {
       return NotFoundError("model '" + id + "' at revision '" + wanted + "' is not in the Hugging Face cache (no " +
-                           (repo / "refs" / wanted).string() +
-                           "), and Pagoda does not download from the Hub: fetch it with huggingface-cli download, or "
-                           "give a local directory");
+                           (repo / "refs" / wanted).string() + ")");
     }
   }
   const fs::path snapshot = repo / "snapshots" / commit;

@@ -13,6 +13,8 @@ namespace pagoda {
 
 // The hub cache directory the environment names.
 std::string HfHubCacheDir();
+// Its directory for model `id`: <cache>/models--org--name.
+std::string HfRepoCacheDir(const std::string& id);
 
 // Whether `text` has the shape of a model id: "org/name", each part made of
 // letters, digits, '-', '_' and '.', not starting with '.' (so no local path

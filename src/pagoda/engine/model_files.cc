@@ -6,6 +6,7 @@
 #include <filesystem>
 
 #include "pagoda/engine/hf_cache.h"
+#include "pagoda/engine/hub_download.h"
 #include "pagoda/model/hf/hf_checkpoint.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
 #include "pagoda/tokenizer/hf_tokenizer_loader.h"
@@ -27,7 +28,18 @@ StatusOr<std::string> LocateModel(const std::string& path_or_id, const std::stri
     }
     return path_or_id;
   }
-  if (LooksLikeModelId(path_or_id)) return ResolveCachedModel(path_or_id, revision);
+  if (LooksLikeModelId(path_or_id)) {
+    StatusOr<std::string> cached = ResolveCachedModel(path_or_id, revision);
+    if (cached.ok() || cached.status().code() != StatusCode::kNotFound) return cached;
+    const char* offline = std::getenv("HF_HUB_OFFLINE");
+    if (offline != nullptr && std::string(offline) != "0" && std::string(offline) != "") {
+      return NotFoundError(cached.status().message() + "; HF_HUB_OFFLINE is set, so it is not downloaded");
+    }
+    StatusOr<std::string> downloaded = DownloadModel(path_or_id, revision);
+    if (downloaded.ok() || downloaded.status().code() != StatusCode::kUnavailable) return downloaded;
+    return UnavailableError(cached.status().message() + ", and " + downloaded.status().message() + " (" +
+                            HfEndpoint() + ")");
+  }
   return NotFoundError("model '" + path_or_id + "' is neither a file, a directory nor a model id (org/name)");
 }
 
