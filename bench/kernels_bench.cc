@@ -189,6 +189,12 @@ void RegisterAll() {
     for (int threads : {1, 2}) RegisterMatMul("MatMulQ8_0_576x49152", head, 1, set, threads);
   }
   RegisterBlockTypes(sets);
+  // A Hugging Face checkpoint's bf16 weights (the default model's MLP shape).
+  const std::shared_ptr<const Matrix> bf16 = MakeMatrix(DType::kBF16, 1536, 576);
+  for (const cpu::KernelSet* set : sets) {
+    for (int64_t m : {1, 128}) RegisterMatMul("MatMulBF16_576x1536", bf16, m, set, 1);
+    RegisterMatMul("MatMulBF16_576x1536", bf16, 1, set, 1, /*cold=*/true);
+  }
   for (DType dtype : {DType::kF16, DType::kF32}) {
     RegisterDecodeAttention(dtype, 512, nullptr, 1);
     for (const cpu::KernelSet* set : sets) {

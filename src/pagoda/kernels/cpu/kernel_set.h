@@ -13,7 +13,7 @@
 namespace pagoda::kernels::cpu {
 
 struct KernelSet {
-  const char* name;  // "scalar", "avx2", "avx512"
+  const char* name;  // "scalar", "avx2", "avx512", "avx512bf16"
   void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx);
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
   void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
@@ -40,7 +40,7 @@ struct KernelSet {
 // Every set this CPU can run, scalar first, best last.
 std::span<const KernelSet* const> SupportedKernelSets();
 // The set an engine's ComputeContext runs: the best of them, or the one
-// $PAGODA_KERNEL_SET names ("scalar", "avx2", "avx512") if this CPU supports it.
+// $PAGODA_KERNEL_SET names ("scalar", "avx2", "avx512", "avx512bf16") if this CPU supports it.
 const KernelSet& BestKernelSet();
 
 }  // namespace pagoda::kernels::cpu
