@@ -4,14 +4,21 @@
     outputs = LLM().generate(["Hello"], SamplingParams(max_tokens=8))
 """
 
-from ._pagoda import LLM, CompletionOutput, Logprob, RequestOutput, SamplingParams, StructuredOutputsParams
-from .beam_search import BeamSearchOutput, BeamSearchParams, BeamSearchSequence, beam_search
+from ._pagoda import (
+    CompletionOutput,
+    Logprob,
+    RequestMetrics,
+    RequestOutput,
+    SamplingParams,
+    StructuredOutputsParams,
+    Tokenizer,
+)
+from .beam_search import BeamSearchOutput, BeamSearchParams, BeamSearchSequence
+from .inputs import PromptType, TextPrompt, TokensPrompt
+from .llm import LLM
 
 # vLLM's older name for StructuredOutputsParams.
 GuidedDecodingParams = StructuredOutputsParams
-
-# vLLM's LLM.beam_search(prompts, BeamSearchParams(...)).
-LLM.beam_search = beam_search
 
 __all__ = [
     "LLM",
@@ -19,8 +26,13 @@ __all__ = [
     "StructuredOutputsParams",
     "GuidedDecodingParams",
     "RequestOutput",
+    "RequestMetrics",
     "CompletionOutput",
     "Logprob",
+    "Tokenizer",
+    "PromptType",
+    "TextPrompt",
+    "TokensPrompt",
     "BeamSearchParams",
     "BeamSearchOutput",
     "BeamSearchSequence",

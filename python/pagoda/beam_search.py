@@ -63,7 +63,7 @@ def beam_search(llm, prompts, params: BeamSearchParams) -> List[BeamSearchOutput
     )
     texts = [_prompt_text(p) for p in prompts]
     results = []
-    for out in llm.generate(texts, sampling):
+    for out in llm.generate(texts, sampling, use_tqdm=False):
         sequences = [
             BeamSearchSequence(
                 tokens=list(out.prompt_token_ids) + list(c.token_ids),

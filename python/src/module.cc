@@ -6,5 +6,6 @@ PYBIND11_MODULE(_pagoda, m) {
   pagoda::python::BindStructuredOutputsParams(m);
   pagoda::python::BindSamplingParams(m);
   pagoda::python::BindOutputs(m);
+  pagoda::python::BindTokenizer(m);
   pagoda::python::BindLlm(m);
 }

@@ -4,9 +4,11 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "engine_test_util.h"
+#include "pagoda/tokenizer/tokenizer.h"
 
 namespace pagoda {
 namespace {
@@ -50,6 +52,40 @@ TEST(LlmTest, RefusalsThrowOrReturnStatus) {
   EngineConfig bad = TestEngineConfig(64);
   bad.model = "no/such/model.gguf";
   EXPECT_THROW(LLM{bad}, std::runtime_error);
+}
+
+// Token prompts skip the tokenizer; text given with them is what the output
+// reports; the callback sees each request once, as it finishes.
+TEST(LlmTest, GenerateInputsTakesTokenPromptsAndCallsBackPerRequest) {
+  LLM llm(TestEngineConfig(64));
+  const std::string text = "The capital of France is";
+  const std::vector<int32_t> ids = llm.engine().tokenizer().Encode(text);
+  std::vector<std::string> finished;
+  auto outputs = llm.GenerateInputs({PromptInput{.text = text}, PromptInput{.token_ids = ids},
+                                     PromptInput{.text = "rendered", .token_ids = ids}},
+                                    {Greedy(4), Greedy(4), Greedy(4)},
+                                    [&](const RequestOutput& out) { finished.push_back(out.request_id); });
+  ASSERT_TRUE(outputs.ok()) << outputs.status().ToString();
+  ASSERT_EQ(outputs->size(), 3u);
+  EXPECT_EQ((*outputs)[0].prompt, text);
+  EXPECT_EQ((*outputs)[1].prompt, std::nullopt);
+  EXPECT_EQ((*outputs)[2].prompt, "rendered");
+  for (const RequestOutput& out : *outputs) {
+    EXPECT_EQ(out.prompt_token_ids, ids);
+    EXPECT_EQ(out.outputs.at(0).token_ids, (*outputs)[0].outputs.at(0).token_ids);
+    EXPECT_EQ(std::count(finished.begin(), finished.end(), out.request_id), 1);
+  }
+}
+
+TEST(LlmTest, AThrowingCallbackAbortsTheRest) {
+  LLM llm(TestEngineConfig(64));
+  SamplingParams long_run = Greedy(500);
+  long_run.ignore_eos = true;
+  EXPECT_THROW(llm.GenerateInputs({PromptInput{.text = "Hi"}, PromptInput{.text = "Hello"}}, {Greedy(1), long_run},
+                                  [](const RequestOutput&) { throw std::runtime_error("stop"); }),
+               std::runtime_error);
+  EXPECT_EQ(WaitForStats(llm.engine(), [](const EngineStats& s) { return s.num_running_seqs == 0; }).kv_cache_usage,
+            0);
 }
 
 }  // namespace

@@ -111,10 +111,30 @@ def test_package_is_installed_in_the_venv(venv, outside):
     site_packages = next((venv / "lib").resolve().glob("python3*/site-packages"))
     assert init == site_packages / "pagoda/__init__.py"
     assert extension.parent == site_packages / "pagoda" and extension.name.startswith("_pagoda.")
-    # The package's Python modules and the extension, nothing else (no tests,
-    # benchmarks or CLI), and nothing from the build tree.
-    installed = {p.name for p in (site_packages / "pagoda").iterdir() if p.name != "__pycache__"}
-    assert installed == {p.name for p in (ROOT / "python/pagoda").glob("*.py")} | {extension.name}
+    # The package's Python modules, the extension and the CLI (bin/pagoda),
+    # nothing else (no tests or benchmarks), and nothing from the build tree.
+    package = site_packages / "pagoda"
+    installed = {p.relative_to(package).as_posix() for p in package.rglob("*") if p.is_file()}
+    installed = {name for name in installed if "__pycache__" not in name}
+    sources = {p.relative_to(ROOT / "python/pagoda").as_posix() for p in (ROOT / "python/pagoda").rglob("*.py")}
+    assert installed == sources | {extension.name, "bin/pagoda"}
+
+
+def test_console_script_and_api_server_module_run_the_cli(venv, outside, pagoda_bin):
+    # The `pagoda` console script in the venv's bin/ is the CLI: same help.
+    script = venv / "bin/pagoda"
+    assert script.exists()
+    proc = subprocess.run([str(script), "--help"], cwd=outside, env=clean_env(), capture_output=True, text=True,
+                          timeout=120)
+    direct = subprocess.run(["pagoda", "--help"], executable=pagoda_bin, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0 and proc.stdout == direct.stdout, proc.stderr[-3000:]
+    # vLLM's `python -m vllm.entrypoints.openai.api_server --model ...` is `pagoda serve`.
+    proc = subprocess.run([str(venv / "bin/python"), "-m", "pagoda.entrypoints.openai.api_server", "--help"],
+                          cwd=outside, env=clean_env(), capture_output=True, text=True, timeout=120)
+    direct = subprocess.run(["pagoda", "serve", "--help"], executable=pagoda_bin, capture_output=True, text=True,
+                           timeout=120)
+    assert proc.returncode == 0 and proc.stdout == direct.stdout, proc.stderr[-3000:]
+    assert "--model" in proc.stdout
 
 
 def test_readme_example_runs_in_the_venv(venv, outside):

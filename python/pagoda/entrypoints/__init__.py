@@ -1,0 +1,1 @@
+"""Entry points with vLLM's module paths (vllm.entrypoints...)."""
