@@ -9,10 +9,10 @@ from .inputs import parse_prompts
 from .progress import progress_bar
 
 
-def _params_per_prompt(sampling_params, count: int) -> List[_pagoda.SamplingParams]:
-    """vLLM's rule: None (the defaults), one SamplingParams for all, or one per prompt."""
+def _params_per_prompt(sampling_params, count: int, defaults: _pagoda.SamplingParams) -> List[_pagoda.SamplingParams]:
+    """vLLM's rule: None (the model's defaults), one SamplingParams for all, or one per prompt."""
     if sampling_params is None:
-        return [_pagoda.SamplingParams()] * count
+        return [defaults] * count
     if isinstance(sampling_params, _pagoda.SamplingParams):
         return [sampling_params] * count
     params = list(sampling_params)
@@ -37,7 +37,7 @@ class LLM(_pagoda.LLM):
             tensor_parallel_size=1, pipeline_parallel_size=1, enforce_eager=False, trust_remote_code=False,
             enable_prefix_caching=True, max_num_seqs=256, max_num_batched_tokens=2048, block_size=16,
             scheduling_policy="fcfs", threads=0, long_prefill_token_threshold=64,
-            max_num_partial_prefills=4, max_long_partial_prefills=1)
+            max_num_partial_prefills=4, max_long_partial_prefills=1, generation_config="auto")
 
     `model` is a GGUF file, a Hugging Face model directory, or a model id found
     in the Hugging Face cache (at `revision`); None: $PAGODA_MODEL, else the
@@ -49,6 +49,10 @@ class LLM(_pagoda.LLM):
     RAM for the weights plus the KV cache (as vLLM's CPU backend sizes it);
     `kv_cache_memory` instead gives the KV cache's size (bytes or "2GiB";
     default 4 GiB, vLLM's VLLM_CPU_KVCACHE_SPACE). Give one, not both.
+
+    `generation_config`: "auto" takes the model's generation_config.json
+    sampling values as the defaults (get_default_sampling_params()), "vllm"
+    keeps vLLM's, or a directory names another generation_config.json.
 
     Pagoda runs in one process on the CPU: `tensor_parallel_size` and
     `pipeline_parallel_size` must be 1, and `enforce_eager` is accepted and
@@ -82,6 +86,7 @@ class LLM(_pagoda.LLM):
         long_prefill_token_threshold: Optional[int] = None,
         max_num_partial_prefills: Optional[int] = None,
         max_long_partial_prefills: Optional[int] = None,
+        generation_config: str = "auto",
     ):
         _check_only("tensor_parallel_size", tensor_parallel_size, 1, "Pagoda runs in one process on the CPU")
         _check_only("pipeline_parallel_size", pipeline_parallel_size, 1, "Pagoda runs in one process on the CPU")
@@ -100,9 +105,15 @@ class LLM(_pagoda.LLM):
         super().__init__(
             model, tokenizer=tokenizer, dtype=dtype, quantization=quantization, revision=revision, seed=seed,
             max_model_len=max_model_len, gpu_memory_utilization=gpu_memory_utilization,
-            kv_cache_memory=kv_cache_memory, **{k: v for k, v in tunables.items() if v is not None},
+            kv_cache_memory=kv_cache_memory, generation_config=generation_config, **{k: v for k, v in tunables.items() if v is not None},
         )
         self._tokenizer_view = None
+
+    def get_default_sampling_params(self) -> _pagoda.SamplingParams:
+        """vLLM's: SamplingParams with the sampling values of the model's
+        generation_config.json (under generation_config="auto"), which
+        generate() and chat() use when given no SamplingParams."""
+        return self._default_sampling_params()
 
     def get_tokenizer(self) -> _pagoda.Tokenizer:
         """The model's tokenizer, with Hugging Face's encode, decode,
@@ -177,7 +188,7 @@ class LLM(_pagoda.LLM):
         return self._run(prompts, sampling_params, use_tqdm, None)
 
     def _run(self, prompts, sampling_params, use_tqdm, priority) -> List[_pagoda.RequestOutput]:
-        params = _params_per_prompt(sampling_params, len(prompts))
+        params = _params_per_prompt(sampling_params, len(prompts), self.get_default_sampling_params())
         if priority is None:
             priority = [0] * len(prompts)
         elif len(priority) != len(prompts):

@@ -74,7 +74,8 @@ void BindLlm(py::module_& m) {
                        bool enable_prefix_caching, int32_t max_num_seqs, int32_t max_num_batched_tokens,
                        int32_t block_size, std::optional<int64_t> seed, int32_t threads,
                        const std::string& scheduling_policy, int32_t long_prefill_token_threshold,
-                       int32_t max_num_partial_prefills, int32_t max_long_partial_prefills) {
+                       int32_t max_num_partial_prefills, int32_t max_long_partial_prefills,
+                       const std::string& generation_config) {
              if (gpu_memory_utilization && !kv_cache_memory.is_none()) {
                throw py::value_error(
                    "give gpu_memory_utilization (a share of the available memory for weights plus KV cache) or "
@@ -99,6 +100,7 @@ void BindLlm(py::module_& m) {
              config.long_prefill_token_threshold = long_prefill_token_threshold;
              config.max_num_partial_prefills = max_num_partial_prefills;
              config.max_long_partial_prefills = max_long_partial_prefills;
+             config.generation_config = generation_config;
              py::gil_scoped_release release;  // loading the model takes a while
              return std::make_unique<LLM>(config);
            }),
@@ -112,7 +114,14 @@ void BindLlm(py::module_& m) {
            py::arg("threads") = 0, py::arg("scheduling_policy") = "fcfs",
            py::arg("long_prefill_token_threshold") = EngineConfig{}.long_prefill_token_threshold,
            py::arg("max_num_partial_prefills") = EngineConfig{}.max_num_partial_prefills,
-           py::arg("max_long_partial_prefills") = EngineConfig{}.max_long_partial_prefills)
+           py::arg("max_long_partial_prefills") = EngineConfig{}.max_long_partial_prefills,
+           py::arg("generation_config") = "auto")
+      .def("_default_sampling_params",
+           [](LLM& llm) {
+             SamplingParams params;
+             llm.engine().generation_defaults().ApplyTo(params);
+             return params;
+           })
       .def("_generate", &Generate, py::arg("prompts"), py::arg("sampling_params"), py::arg("on_finished"))
       .def_property_readonly(
           "_scheduling_policy",

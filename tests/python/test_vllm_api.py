@@ -352,3 +352,20 @@ def test_cli_module_and_api_server_run_the_binary(pagoda_bin, python_dir):
                                 timeout=120)
     assert bad.returncode == direct_bad.returncode != 0
     assert "no-such-flag" in bad.stderr + bad.stdout
+
+
+# --- generation_config.json ----------------------------------------------
+
+
+def test_default_sampling_params_come_from_generation_config(pagoda, llms):
+    """As vLLM: the model's recommended values (qwen2-bf16's
+    generation_config.json) under generation_config="auto", vLLM's own under
+    "vllm"; generate() with no SamplingParams uses them."""
+    recommended = json.loads((HF / "qwen2-bf16" / "generation_config.json").read_text())
+    p = llms["qwen2-bf16"].get_default_sampling_params()
+    assert (p.temperature, p.top_p, p.top_k) == pytest.approx(
+        (recommended["temperature"], recommended["top_p"], recommended["top_k"]))
+    assert p.repetition_penalty == pytest.approx(recommended["repetition_penalty"])
+    plain = make_llm(pagoda, "qwen2-bf16", generation_config="vllm").get_default_sampling_params()
+    default = pagoda.SamplingParams()
+    assert (plain.temperature, plain.top_p, plain.top_k) == (default.temperature, default.top_p, default.top_k)
