@@ -13,7 +13,7 @@ cd "$(dirname "$0")/.."
 
 duration=${1:-60}
 shift || true
-all_targets=(gguf_fuzz safetensors_fuzz http_fuzz sampling_request_fuzz chat_template_fuzz tokenizer_fuzz stop_string_fuzz ebnf_fuzz regex_fuzz lark_fuzz json_schema_fuzz)
+all_targets=(gguf_fuzz safetensors_fuzz http_fuzz sampling_request_fuzz chat_template_fuzz tokenizer_fuzz hf_tokenizer_fuzz stop_string_fuzz ebnf_fuzz regex_fuzz lark_fuzz json_schema_fuzz)
 targets=("$@")
 ((${#targets[@]} > 0)) || targets=("${all_targets[@]}")
 build=build-fuzz
@@ -33,7 +33,7 @@ cmake --build "$build" --target "${targets[@]}" -j"$jobs"
 
 max_len() {
   case $1 in
-    gguf_fuzz | safetensors_fuzz | chat_template_fuzz) echo 16384 ;;
+    gguf_fuzz | safetensors_fuzz | chat_template_fuzz | hf_tokenizer_fuzz) echo 16384 ;;
     sampling_request_fuzz) echo 8192 ;;
     *) echo 4096 ;;
   esac
@@ -49,6 +49,12 @@ for target in "${targets[@]}"; do
     # Flattened: the checkpoints' files share names (model.safetensors).
     for seed in tests/fixtures/safetensors/*.safetensors tests/fixtures/safetensors/*/*.safetensors; do
       cp "$seed" "$corpus/$(basename "$(dirname "$seed")")-$(basename "$seed")"
+    done
+  elif [[ $target == hf_tokenizer_fuzz ]]; then
+    # Each tiny checkpoint's tokenizer.json, a NUL, its tokenizer_config.json.
+    for dir in tests/fixtures/hf_models/*/; do
+      [[ -f $dir/tokenizer.json ]] || continue
+      { cat "$dir/tokenizer.json"; printf '\0'; cat "$dir/tokenizer_config.json"; } >"$corpus/$(basename "$dir")"
     done
   else
     cp fuzz/corpus/"$target"/* "$corpus/"

@@ -72,6 +72,39 @@ GenerationDefaults DefaultsOf(const hf::GenerationConfig& g) {
   return d;
 }
 
+// generation_config.json's EOS ids other than the tokenizer's.
+StatusOr<std::vector<int32_t>> ExtraEosIds(const hf::GenerationConfig& g, const tokenizer::Tokenizer& tokenizer,
+                                           int64_t vocab_size) {
+  std::vector<int32_t> extra;
+  for (int32_t id : g.eos_token_ids) {
+    if (id >= vocab_size) {
+      return InvalidArgumentError(fmt::format("generation_config.json: eos_token_id {} is outside the vocabulary", id));
+    }
+    if (id != tokenizer.eos_id() && std::find(extra.begin(), extra.end(), id) == extra.end()) extra.push_back(id);
+  }
+  return extra;
+}
+
+// vLLM's warning, so that an unexpected default is traced to its source.
+void LogGenerationDefaults(const GenerationDefaults& defaults) {
+  if (defaults.empty()) return;
+  spdlog::warn("Default sampling parameters have been overridden by the model's generation config ({}). "
+               "If this is not intended, start with --generation-config vllm.",
+               defaults.Describe());
+}
+
+// The KV cache's bytes: --kv-cache-memory, or --gpu-memory-utilization's
+// share of the available memory less the weights.
+StatusOr<int64_t> KvCacheMemory(const EngineConfig& config, uint64_t weight_bytes) {
+  if (!config.gpu_memory_utilization) return config.kv_cache_memory;
+  PAGODA_ASSIGN_OR_RETURN(const int64_t available, AvailableMemoryBytes());
+  PAGODA_ASSIGN_OR_RETURN(const int64_t bytes, KvCacheBytesFromUtilization(*config.gpu_memory_utilization, available,
+                                                                           static_cast<int64_t>(weight_bytes)));
+  spdlog::info("--gpu-memory-utilization {}: {} MiB of KV cache ({} MiB available, {} MiB of weights)",
+               *config.gpu_memory_utilization, bytes >> 20, available >> 20, weight_bytes >> 20);
+  return bytes;
+}
+
 ModelLoadOptions ModelLoadOptionsOf(const EngineConfig& c) {
   return {.dtype = c.dtype, .tokenizer = c.tokenizer, .quantization = c.quantization, .revision = c.revision};
 }
@@ -145,12 +178,7 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   PAGODA_ASSIGN_OR_RETURN(const hf::GenerationConfig generation,
                           ResolveGenerationConfig(config.generation_config, std::move(loaded.generation_config)));
   core->generation_defaults_ = DefaultsOf(generation);
-  if (!core->generation_defaults_.empty()) {
-    // vLLM's warning, so that an unexpected default is traced to its source.
-    spdlog::warn("Default sampling parameters have been overridden by the model's generation config ({}). "
-                 "If this is not intended, start with --generation-config vllm.",
-                 core->generation_defaults_.Describe());
-  }
+  LogGenerationDefaults(core->generation_defaults_);
   core->model_ = std::move(loaded.model);
   const ModelConfig& mc = core->model_->config();
   const int64_t max_model_len = config.max_model_len.value_or(mc.max_context);
@@ -163,15 +191,7 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
 
   uint64_t weight_bytes = 0;
   for (const gguf::TensorInfo& t : core->file_->tensors()) weight_bytes += t.nbytes;
-  if (config.gpu_memory_utilization) {
-    PAGODA_ASSIGN_OR_RETURN(const int64_t available, AvailableMemoryBytes());
-    PAGODA_ASSIGN_OR_RETURN(core->config_.kv_cache_memory,
-                            KvCacheBytesFromUtilization(*config.gpu_memory_utilization, available,
-                                                        static_cast<int64_t>(weight_bytes)));
-    spdlog::info("--gpu-memory-utilization {}: {} MiB of KV cache ({} MiB available, {} MiB of weights)",
-                 *config.gpu_memory_utilization, core->config_.kv_cache_memory >> 20, available >> 20,
-                 weight_bytes >> 20);
-  }
+  PAGODA_ASSIGN_OR_RETURN(core->config_.kv_cache_memory, KvCacheMemory(config, weight_bytes));
   const int64_t kv_cache_memory = core->config_.kv_cache_memory;
   KvCacheLayout layout = PlanKvCacheLayout(mc.layer_sliding_window);
   const KvCacheShape shape{layout.num_slots, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
@@ -186,17 +206,9 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   core->overlap_mask_walks_ = core->pool_->num_threads() < static_cast<int>(std::thread::hardware_concurrency());
   core->compute_ = std::make_unique<kernels::ComputeContext>(kernels::cpu::BestKernelSet(), *core->pool_);
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
-  std::vector<int32_t> eos_ids;
-  if (core->tokenizer_->eos_id()) eos_ids.push_back(*core->tokenizer_->eos_id());
-  for (int32_t id : generation.eos_token_ids) {
-    if (id >= mc.vocab_size) {
-      return InvalidArgumentError(fmt::format("generation_config.json: eos_token_id {} is outside the vocabulary", id));
-    }
-    if (std::find(eos_ids.begin(), eos_ids.end(), id) == eos_ids.end()) {
-      eos_ids.push_back(id);
-      core->extra_eos_ids_.push_back(id);
-    }
-  }
+  PAGODA_ASSIGN_OR_RETURN(core->extra_eos_ids_, ExtraEosIds(generation, *core->tokenizer_, mc.vocab_size));
+  std::vector<int32_t> eos_ids = core->extra_eos_ids_;
+  if (core->tokenizer_->eos_id()) eos_ids.insert(eos_ids.begin(), *core->tokenizer_->eos_id());
   core->sampler_ =
       std::make_unique<Sampler>(static_cast<int32_t>(mc.vocab_size), eos_ids, *core->compute_->kernels().rows);
   core->structured_outputs_ =

@@ -23,10 +23,14 @@ constexpr std::string_view kQwen2Split =
 
 constexpr std::string_view kSpace = "\xE2\x96\x81";  // U+2581, SentencePiece's space
 
-StatusOr<json> ReadJson(const fs::path& path) {
+StatusOr<std::string> ReadText(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) return NotFoundError("cannot read '" + path.string() + "'");
-  const std::string text((std::istreambuf_iterator<char>(in)), {});
+  return std::string((std::istreambuf_iterator<char>(in)), {});
+}
+
+StatusOr<json> ReadJson(const fs::path& path) {
+  PAGODA_ASSIGN_OR_RETURN(const std::string text, ReadText(path));
   try {
     return json::parse(text);
   } catch (const json::exception& e) {
@@ -314,15 +318,31 @@ class SpecBuilder {
 
 }  // namespace
 
-StatusOr<TokenizerSpec> TokenizerSpecFromHf(const std::string& directory) {
-  const fs::path dir(directory);
-  PAGODA_ASSIGN_OR_RETURN(const json tokenizer, ReadJson(dir / "tokenizer.json"));
+StatusOr<TokenizerSpec> TokenizerSpecFromHfJson(std::string_view tokenizer_json, std::string_view config_json) {
+  json tokenizer;
   json config;
-  if (std::error_code error; fs::exists(dir / "tokenizer_config.json", error)) {
-    PAGODA_ASSIGN_OR_RETURN(config, ReadJson(dir / "tokenizer_config.json"));
+  try {
+    tokenizer = json::parse(tokenizer_json);
+    if (!config_json.empty()) config = json::parse(config_json);
+  } catch (const json::exception& e) {
+    return DataLossError(std::string("tokenizer.json or tokenizer_config.json is not valid JSON: ") + e.what());
   }
   if (!tokenizer.is_object()) return DataLossError("tokenizer.json is not a JSON object");
-  return SpecBuilder(tokenizer, config).Build();
+  try {
+    return SpecBuilder(tokenizer, config).Build();
+  } catch (const json::exception& e) {  // a field of an unexpected type that a check missed
+    return DataLossError(std::string("tokenizer.json: ") + e.what());
+  }
+}
+
+StatusOr<TokenizerSpec> TokenizerSpecFromHf(const std::string& directory) {
+  const fs::path dir(directory);
+  PAGODA_ASSIGN_OR_RETURN(const std::string tokenizer, ReadText(dir / "tokenizer.json"));
+  std::string config;
+  if (std::error_code error; fs::exists(dir / "tokenizer_config.json", error)) {
+    PAGODA_ASSIGN_OR_RETURN(config, ReadText(dir / "tokenizer_config.json"));
+  }
+  return TokenizerSpecFromHfJson(tokenizer, config);
 }
 
 StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromHf(const std::string& directory) {

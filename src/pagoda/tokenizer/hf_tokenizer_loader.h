@@ -19,6 +19,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 
 #include "pagoda/base/status.h"
 #include "pagoda/tokenizer/tokenizer.h"
@@ -27,6 +28,8 @@
 namespace pagoda::tokenizer {
 
 StatusOr<TokenizerSpec> TokenizerSpecFromHf(const std::string& directory);
+// The same from the two files' text (tokenizer_config.json's may be empty).
+StatusOr<TokenizerSpec> TokenizerSpecFromHfJson(std::string_view tokenizer_json, std::string_view config_json);
 StatusOr<std::unique_ptr<Tokenizer>> LoadTokenizerFromHf(const std::string& directory);
 
 // The model's chat template as transformers finds it: chat_template.jinja,
