@@ -18,7 +18,7 @@
 #include "pagoda/base/status.h"
 #include "pagoda/engine/engine_config.h"
 #include "pagoda/engine/engine_stats.h"
-#include "pagoda/engine/generation_defaults.h"
+#include "pagoda/request/generation_defaults.h"
 #include "pagoda/engine/output_stream.h"
 #include "pagoda/engine/request_output.h"
 #include "pagoda/model/model_config.h"

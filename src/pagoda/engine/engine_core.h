@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "pagoda/engine/engine_config.h"
-#include "pagoda/engine/generation_defaults.h"
+#include "pagoda/request/generation_defaults.h"
 #include "pagoda/engine/request_state.h"
 #include "pagoda/engine/engine_stats.h"
 #include "pagoda/engine/model_files.h"

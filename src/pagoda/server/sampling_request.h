@@ -10,7 +10,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "pagoda/engine/generation_defaults.h"
+#include "pagoda/request/generation_defaults.h"
 #include "pagoda/request/sampling_params.h"
 #include "pagoda/server/field_reader.h"
 

@@ -1,4 +1,4 @@
-#include "pagoda/engine/generation_defaults.h"
+#include "pagoda/request/generation_defaults.h"
 
 #include <fmt/format.h>
 
