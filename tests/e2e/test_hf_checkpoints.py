@@ -124,3 +124,21 @@ def test_generation_config_defaults_and_eos_ids(tmp_path):
                     assert (choice["finish_reason"], usage["completion_tokens"]) == ("stop", stop_at + 1)
         finally:
             assert s.stop() == 0, s.log()
+
+
+@pytest.mark.parametrize("checkpoint,method", [("gptq-4bit-sym-g128", "gptq"), ("ct-w8a8-int8", "compressed-tensors")])
+def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
+    """GPTQ and compressed-tensors checkpoints (tests/fixtures/hf_quantized)
+    load repacked into GGML blocks, with --quantization naming their method
+    or left out; another method is refused by name."""
+    model = ROOT / "tests/fixtures/hf_quantized" / checkpoint
+    s = serve(tmp_path, str(model), "--quantization", method)
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/completions", timeout=120,
+                       json={"model": "m", "prompt": [1, 2, 3], "max_tokens": 4, "temperature": 0})
+        assert r.status_code == 200, r.text
+        assert f"{method} " in s.log() and "repacked into" in s.log()
+    finally:
+        assert s.stop() == 0, s.log()
+    assert "--quantization awq" in refusal(str(model), "--quantization", "awq")

@@ -46,12 +46,9 @@ StatusOr<std::string> LocateModel(const std::string& path_or_id, const std::stri
 namespace {
 
 Status OpenHf(LoadedModel& loaded, const ModelLoadOptions& options) {
-  if (!options.quantization.empty()) {
-    return UnimplementedError("--quantization " + options.quantization +
-                              ": quantized Hugging Face checkpoints are not supported yet");
-  }
   PAGODA_ASSIGN_OR_RETURN(const hf::WeightDtype dtype, hf::ParseWeightDtype(options.dtype));
-  PAGODA_ASSIGN_OR_RETURN(hf::HfCheckpoint checkpoint, hf::OpenHfCheckpoint(loaded.path, {.dtype = dtype}));
+  PAGODA_ASSIGN_OR_RETURN(hf::HfCheckpoint checkpoint,
+                          hf::OpenHfCheckpoint(loaded.path, {.dtype = dtype, .quantization = options.quantization}));
   loaded.file = std::move(checkpoint.file);
   loaded.description = "Hugging Face checkpoint: " + checkpoint.description;
   PAGODA_ASSIGN_OR_RETURN(loaded.tokenizer, tokenizer::LoadTokenizerFromHf(loaded.path));

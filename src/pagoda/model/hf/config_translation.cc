@@ -311,9 +311,6 @@ StatusOr<ConfigTranslation> TranslateConfig(const json& config, const std::strin
     return UnimplementedError(fmt::format("model architecture '{}' is not supported (supported: {})", names[0],
                                           fmt::join(SupportedHfArchitectures(), ", ")));
   }
-  if (c.Has("quantization_config")) {
-    return UnimplementedError("config.json: quantized checkpoints (quantization_config) are not supported yet");
-  }
   ConfigTranslation t;
   Translator translator(c, *arch, t);
   PAGODA_RETURN_IF_ERROR(translator.Run(name));

@@ -6,11 +6,14 @@
 #include <deque>
 #include <filesystem>
 #include <map>
+#include <optional>
+#include <set>
 #include <vector>
 
 #include "pagoda/formats/safetensors/safetensors_checkpoint.h"
 #include "pagoda/model/hf/config_reader.h"
 #include "pagoda/model/hf/config_translation.h"
+#include "pagoda/model/hf/quantized_weights.h"
 #include "pagoda/model/hf/tensor_names.h"
 #include "pagoda/model/hf/weight_conversion.h"
 
@@ -109,6 +112,17 @@ class ViewBuilder {
     return Status::Ok();
   }
 
+  void AddRepacked(const std::string& gguf_name, RepackedMatrix m) {
+    gguf::TensorInfo info;
+    info.name = gguf_name;
+    info.dtype = m.dtype;
+    info.shape = {m.cols, m.rows};
+    info.nbytes = m.bytes.size();
+    info.data = storage_.Keep(std::move(m.bytes));
+    tensors_.push_back(std::move(info));
+    ++repacked_;
+  }
+
   void AddComputed(const std::string& name, const std::vector<float>& values) {
     gguf::TensorInfo info;
     info.name = name;
@@ -121,6 +135,7 @@ class ViewBuilder {
 
   std::vector<gguf::TensorInfo>& tensors() { return tensors_; }
   int converted() const { return converted_; }
+  int repacked() const { return repacked_; }
 
  private:
   const ConfigTranslation& t_;
@@ -128,7 +143,47 @@ class ViewBuilder {
   Storage& storage_;
   std::vector<gguf::TensorInfo> tensors_;
   int converted_ = 0;
+  int repacked_ = 0;
 };
+
+// The quantization_config's scheme, checked against --quantization.
+StatusOr<std::optional<QuantScheme>> ReadScheme(const nlohmann::json& config, const std::string& asked) {
+  const auto it = config.find("quantization_config");
+  if (it == config.end() || it->is_null()) {
+    if (!asked.empty()) {
+      return InvalidArgumentError("--quantization " + asked + ": the checkpoint is not quantized (config.json has no "
+                                  "quantization_config); quantizing at load is not supported yet");
+    }
+    return std::optional<QuantScheme>();
+  }
+  PAGODA_ASSIGN_OR_RETURN(QuantScheme scheme, ReadQuantScheme(*it));
+  if (!asked.empty() && asked != scheme.method) {
+    return InvalidArgumentError("--quantization " + asked + " does not match the checkpoint's quant_method '" +
+                                scheme.method + "'");
+  }
+  return std::optional<QuantScheme>(scheme);
+}
+
+// Repacks every quantized linear layer into the view and returns the
+// checkpoint tensors it used.
+StatusOr<std::set<std::string>> AddQuantizedLayers(const safetensors::SafetensorsCheckpoint& ckpt,
+                                                   const QuantScheme& scheme, const ConfigTranslation& t,
+                                                   ViewBuilder& view) {
+  std::set<std::string> used;
+  const std::string marker = scheme.format == QuantFormat::kGptq       ? ".qweight"
+                             : scheme.format == QuantFormat::kCtPacked ? ".weight_packed"
+                                                                       : ".weight_scale";
+  for (const auto& [name, tensor] : ckpt.tensors()) {
+    if (!name.ends_with(marker)) continue;
+    const std::string prefix = name.substr(0, name.size() - marker.size());
+    const std::optional<std::string> gguf_name = GgufTensorName(prefix + ".weight", t.family);
+    if (!gguf_name) return UnimplementedError(fmt::format("checkpoint tensor '{}' is not one {} reads", name, t.hf_architecture));
+    PAGODA_ASSIGN_OR_RETURN(RepackedMatrix m, RepackLinear(ckpt, prefix, scheme));
+    view.AddRepacked(*gguf_name, std::move(m));
+    for (std::string& component : QuantizedComponents(ckpt, prefix, scheme)) used.insert(std::move(component));
+  }
+  return used;
+}
 
 }  // namespace
 
@@ -164,8 +219,13 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
   const DType weight_dtype = ResolveWeightDtype(options.dtype, stored);
 
   ViewBuilder view(t, weight_dtype, *storage);
+  PAGODA_ASSIGN_OR_RETURN(const std::optional<QuantScheme> scheme, ReadScheme(config, options.quantization));
+  std::set<std::string> quantized;
+  if (scheme) {
+    PAGODA_ASSIGN_OR_RETURN(quantized, AddQuantizedLayers(*storage->checkpoint, *scheme, t, view));
+  }
   for (const auto& [hf_name, tensor] : storage->checkpoint->tensors()) {
-    if (IsUnused(hf_name, t.tied_embeddings)) continue;
+    if (IsUnused(hf_name, t.tied_embeddings) || quantized.contains(hf_name)) continue;
     const std::optional<std::string> gguf_name = GgufTensorName(hf_name, t.family);
     if (!gguf_name) {
       return UnimplementedError(fmt::format("checkpoint tensor '{}' is not one {} reads", hf_name, t.hf_architecture));
@@ -182,6 +242,10 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
   result.description += view.converted() == 0
                             ? " (as stored)"
                             : fmt::format(" ({} converted at load from {})", view.converted(), DTypeName(stored));
+  if (scheme) {
+    result.description += fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(), scheme->method,
+                                      scheme->bits, scheme->bits == 4 ? "Q4_0" : "Q8_0");
+  }
   PAGODA_ASSIGN_OR_RETURN(result.file,
                           gguf::GgufFile::FromTables(std::move(t.metadata), std::move(view.tensors()), storage));
   return result;

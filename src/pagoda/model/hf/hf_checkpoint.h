@@ -4,7 +4,9 @@
 // architecture file serves both formats (docs/architecture.md, "Hugging Face
 // checkpoints"). Matrices stay in place in the mapping when they already have
 // the weight dtype asked for and are converted once at load otherwise; norm
-// weights and biases become F32, as GGUF stores them.
+// weights and biases become F32, as GGUF stores them. Quantized layers
+// (GPTQ, compressed-tensors) are repacked into GGML blocks
+// (quantized_weights.h).
 #pragma once
 
 #include <memory>
@@ -26,6 +28,9 @@ StatusOr<WeightDtype> ParseWeightDtype(std::string_view name);
 
 struct HfOpenOptions {
   WeightDtype dtype = WeightDtype::kAuto;
+  // vLLM's --quantization: empty takes what config.json's
+  // quantization_config says; otherwise it must name that method.
+  std::string quantization = {};
 };
 
 struct HfCheckpoint {

@@ -1,0 +1,261 @@
+#include "pagoda/model/hf/quantized_weights.h"
+
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cstring>
+
+#include "pagoda/model/hf/config_reader.h"
+#include "pagoda/tensor/half.h"
+
+namespace pagoda::hf {
+namespace {
+
+using nlohmann::json;
+
+Status Refuse(const ConfigReader& r, const std::string& key, const json& value, const std::string& why) {
+  return UnimplementedError(fmt::format("{} = {} is not supported{}", r.Name(key), value.dump(), why));
+}
+
+StatusOr<QuantScheme> ReadGptq(const ConfigReader& r, const json& c) {
+  QuantScheme s{.format = QuantFormat::kGptq, .method = "gptq"};
+  PAGODA_ASSIGN_OR_RETURN(const int64_t bits, r.PositiveInt("bits"));
+  if (bits != 4 && bits != 8) return Refuse(r, "bits", c["bits"], " (4 or 8)");
+  s.bits = static_cast<int>(bits);
+  const json& group = c.value("group_size", json(-1));
+  if (!group.is_number_integer() || (group.get<int64_t>() != -1 && (group.get<int64_t>() <= 0 || group.get<int64_t>() % 32))) {
+    return Refuse(r, "group_size", group, " (a multiple of 32, or -1)");
+  }
+  s.group_size = group.get<int64_t>() == -1 ? 0 : group.get<int64_t>();
+  PAGODA_ASSIGN_OR_RETURN(const bool desc_act, r.Bool("desc_act", false));
+  if (desc_act) return Refuse(r, "desc_act", true, " yet (act-order)");
+  PAGODA_ASSIGN_OR_RETURN(const bool sym, r.Bool("sym", true));
+  if (!sym) return Refuse(r, "sym", false, " yet (zero points)");
+  PAGODA_ASSIGN_OR_RETURN(const std::string format, r.String("checkpoint_format", "gptq"));
+  if (format != "gptq" && format != "gptq_v2") return Refuse(r, "checkpoint_format", format, "");
+  s.gptq_v1 = format == "gptq";
+  return s;
+}
+
+// One config group over every Linear; its weights symmetric ints per group
+// or per channel; activations none, or dynamic per-token int8 (W8A8), which
+// Pagoda quantizes per 32-element block as its Q8_0 kernels do.
+StatusOr<QuantScheme> ReadCompressedTensors(const ConfigReader& r, const json& c) {
+  QuantScheme s{.method = "compressed-tensors"};
+  const json& groups = c.value("config_groups", json());
+  if (!groups.is_object() || groups.size() != 1) return Refuse(r, "config_groups", groups, " (one group)");
+  const json& g = groups.begin().value();
+  const ConfigReader gr(g, r.where() + " config_groups." + groups.begin().key());
+  const std::string format = g.value("format", c.value("format", ""));
+  if (format == "pack-quantized") {
+    s.format = QuantFormat::kCtPacked;
+  } else if (format == "int-quantized") {
+    s.format = QuantFormat::kCtInt;
+  } else {
+    return Refuse(gr, "format", format, " (pack-quantized or int-quantized)");
+  }
+  if (g.value("targets", json()) != json::array({"Linear"})) return Refuse(gr, "targets", g.value("targets", json()), "");
+  const json& w = g.value("weights", json());
+  const ConfigReader wr(w, gr.where() + ".weights");
+  if (w.value("type", "") != "int") return Refuse(wr, "type", w.value("type", json()), "");
+  if (w.value("symmetric", false) != true) return Refuse(wr, "symmetric", w.value("symmetric", json()), " yet");
+  if (!w.value("actorder", json()).is_null()) return Refuse(wr, "actorder", w["actorder"], " yet");
+  if (w.value("dynamic", false) != false) return Refuse(wr, "dynamic", w["dynamic"], "");
+  s.bits = w.value("num_bits", 0);
+  if (s.bits != 4 && s.bits != 8) return Refuse(wr, "num_bits", w.value("num_bits", json()), " (4 or 8)");
+  if (s.format == QuantFormat::kCtInt && s.bits != 8) return Refuse(wr, "num_bits", s.bits, " with int-quantized");
+  const std::string strategy = w.value("strategy", "");
+  if (strategy == "group") {
+    const json& size = w.value("group_size", json());
+    if (!size.is_number_integer() || size.get<int64_t>() <= 0 || size.get<int64_t>() % 32) {
+      return Refuse(wr, "group_size", size, " (a multiple of 32)");
+    }
+    s.group_size = size.get<int64_t>();
+  } else if (strategy != "channel") {
+    return Refuse(wr, "strategy", strategy, " (group or channel)");
+  }
+  const json& in = g.value("input_activations", json());
+  if (!in.is_null()) {
+    const bool per_token_int8 = in.value("dynamic", false) == true && in.value("strategy", "") == "token" &&
+                                in.value("num_bits", 0) == 8 && in.value("type", "") == "int" &&
+                                in.value("symmetric", false) == true;
+    if (!per_token_int8) return Refuse(gr, "input_activations", in, " (only dynamic per-token int8)");
+  }
+  if (!g.value("output_activations", json()).is_null()) return Refuse(gr, "output_activations", g["output_activations"], "");
+  if (!c.value("kv_cache_scheme", json()).is_null()) return Refuse(r, "kv_cache_scheme", c["kv_cache_scheme"], "");
+  if (!c.value("sparsity_config", json()).is_null() && !c["sparsity_config"].empty()) {
+    return Refuse(r, "sparsity_config", c["sparsity_config"], "");
+  }
+  return s;
+}
+
+const safetensors::SafetensorsTensor* Get(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& name) {
+  return ckpt.FindTensor(name);
+}
+
+StatusOr<const safetensors::SafetensorsTensor*> Need(const safetensors::SafetensorsCheckpoint& ckpt,
+                                                     const std::string& name, safetensors::Dtype dtype,
+                                                     std::vector<int64_t> shape) {
+  const safetensors::SafetensorsTensor* t = ckpt.FindTensor(name);
+  if (t == nullptr) return NotFoundError(fmt::format("checkpoint tensor '{}' is missing", name));
+  if (t->dtype != dtype || t->shape != shape) {
+    return InvalidArgumentError(fmt::format("checkpoint tensor '{}' is {} [{}], expected {} [{}]", name,
+                                            safetensors::DtypeName(t->dtype), fmt::join(t->shape, ", "),
+                                            safetensors::DtypeName(dtype), fmt::join(shape, ", ")));
+  }
+  return t;
+}
+
+template <typename T>
+T At(const safetensors::SafetensorsTensor& t, int64_t index) {
+  T v;
+  std::memcpy(&v, t.data.data() + index * sizeof(T), sizeof(T));
+  return v;
+}
+
+// Field `k` of `bits` bits in the packed words starting at `words`, least
+// significant first.
+inline uint32_t Field(const safetensors::SafetensorsTensor& t, int64_t word_base, int64_t k, int bits) {
+  const int64_t bit = k * bits;
+  const uint32_t word = static_cast<uint32_t>(At<int32_t>(t, word_base + bit / 32));
+  return (word >> (bit % 32)) & ((1u << bits) - 1);
+}
+
+// The repacked rows: q(o, i) in [0, 2^bits) with w = d(o, group) * (q - 2^(bits-1)).
+template <typename QFn, typename ScaleFn>
+RepackedMatrix Pack(int bits, int64_t out, int64_t in, const QFn& q, const ScaleFn& scale_bits, int64_t group) {
+  RepackedMatrix m;
+  m.dtype = bits == 4 ? DType::kQ4_0 : DType::kQ8_0;
+  m.rows = out;
+  m.cols = in;
+  const int64_t blocks = in / kQuantBlock;
+  m.bytes.resize(static_cast<size_t>(out * DTypeRowBytes(m.dtype, in)));
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t i0 = b * kQuantBlock;
+      const f16_bits d = scale_bits(o, group == 0 ? 0 : i0 / group);
+      if (bits == 4) {
+        auto* block = reinterpret_cast<BlockQ4_0*>(m.bytes.data()) + o * blocks + b;
+        block->d = d;
+        for (int j = 0; j < kQuantBlock / 2; ++j) {
+          block->qs[j] = static_cast<uint8_t>(q(o, i0 + j) | (q(o, i0 + j + kQuantBlock / 2) << 4));
+        }
+      } else {
+        auto* block = reinterpret_cast<BlockQ8_0*>(m.bytes.data()) + o * blocks + b;
+        block->d = d;
+        for (int j = 0; j < kQuantBlock; ++j) block->qs[j] = static_cast<int8_t>(static_cast<int>(q(o, i0 + j)) - 128);
+      }
+    }
+  }
+  return m;
+}
+
+StatusOr<RepackedMatrix> RepackGptq(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
+                                    const QuantScheme& s) {
+  const auto* qweight = Get(ckpt, p + ".qweight");
+  if (qweight == nullptr || qweight->shape.size() != 2) return InvalidArgumentError(p + ".qweight is missing or not 2-D");
+  const int64_t out = qweight->shape[1];
+  const int64_t in = qweight->shape[0] * 32 / s.bits;
+  const int64_t group = s.group_size == 0 ? in : s.group_size;
+  if (in % group != 0 || in % kQuantBlock != 0) return InvalidArgumentError(fmt::format("{}: {} inputs do not fill groups of {}", p, in, group));
+  const int64_t groups = in / group;
+  PAGODA_ASSIGN_OR_RETURN(const auto* scales, Need(ckpt, p + ".scales", safetensors::Dtype::kF16, {groups, out}));
+  PAGODA_ASSIGN_OR_RETURN(const auto* qzeros, Need(ckpt, p + ".qzeros", safetensors::Dtype::kI32, {groups, out * s.bits / 32}));
+  if (const auto* g_idx = Get(ckpt, p + ".g_idx")) {
+    for (int64_t i = 0; i < in; ++i) {
+      if (At<int32_t>(*g_idx, i) != i / group) return UnimplementedError(p + ".g_idx is not in order (act-order) and desc_act is false");
+    }
+  }
+  // Symmetric: every zero point is the middle, 2^(bits-1) (v1 stores it minus one).
+  const uint32_t middle = (1u << (s.bits - 1)) - (s.gptq_v1 ? 1 : 0);
+  for (int64_t g = 0; g < groups; ++g) {
+    for (int64_t o = 0; o < out; ++o) {
+      if (Field(*qzeros, g * (out * s.bits / 32), o, s.bits) != middle) {
+        return UnimplementedError(fmt::format("{}.qzeros: zero point of group {} row {} is not symmetric", p, g, o));
+      }
+    }
+  }
+  const auto q = [&](int64_t o, int64_t i) {
+    const int64_t per_word = 32 / s.bits;
+    const uint32_t word = static_cast<uint32_t>(At<int32_t>(*qweight, (i / per_word) * out + o));
+    return (word >> ((i % per_word) * s.bits)) & ((1u << s.bits) - 1);
+  };
+  const auto scale = [&](int64_t o, int64_t g) { return At<f16_bits>(*scales, g * out + o); };
+  return Pack(s.bits, out, in, q, scale, group);
+}
+
+StatusOr<RepackedMatrix> RepackCompressed(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
+                                          const QuantScheme& s) {
+  const bool packed = s.format == QuantFormat::kCtPacked;
+  const auto* weight = Get(ckpt, p + (packed ? ".weight_packed" : ".weight"));
+  if (weight == nullptr || weight->shape.size() != 2) return InvalidArgumentError(p + ": quantized weight is missing or not 2-D");
+  const int64_t out = weight->shape[0];
+  const int64_t in = packed ? weight->shape[1] * 32 / s.bits : weight->shape[1];
+  if (packed) {
+    PAGODA_ASSIGN_OR_RETURN(const auto* shape, Need(ckpt, p + ".weight_shape", safetensors::Dtype::kI64, {2}));
+    if (At<int64_t>(*shape, 0) != out || At<int64_t>(*shape, 1) != in) {
+      return InvalidArgumentError(p + ".weight_shape does not match weight_packed");
+    }
+  } else if (weight->dtype != safetensors::Dtype::kI8) {
+    return InvalidArgumentError(p + ".weight of an int-quantized layer must be I8");
+  }
+  const int64_t group = s.group_size == 0 ? in : s.group_size;
+  if (in % group != 0 || in % kQuantBlock != 0) return InvalidArgumentError(fmt::format("{}: {} inputs do not fill groups of {}", p, in, group));
+  const auto* scales = Get(ckpt, p + ".weight_scale");
+  if (scales == nullptr || scales->shape != std::vector<int64_t>{out, in / group} ||
+      (scales->dtype != safetensors::Dtype::kBF16 && scales->dtype != safetensors::Dtype::kF16 &&
+       scales->dtype != safetensors::Dtype::kF32)) {
+    return InvalidArgumentError(p + ".weight_scale is missing or not [out, groups] of floats");
+  }
+  const auto scale = [&](int64_t o, int64_t g) {
+    const int64_t k = o * (in / group) + g;
+    switch (scales->dtype) {
+      case safetensors::Dtype::kF16: return At<f16_bits>(*scales, k);
+      case safetensors::Dtype::kBF16: return F32ToF16(BF16ToF32(At<bf16_bits>(*scales, k)));
+      default: return F32ToF16(At<float>(*scales, k));
+    }
+  };
+  const uint32_t offset = 1u << (s.bits - 1);
+  if (packed) {
+    // Stored as q + 2^(bits-1), the value Q4_0's nibbles and Q8_0's + 128 hold.
+    const auto q = [&](int64_t o, int64_t i) { return Field(*weight, o * (in * s.bits / 32), i, s.bits); };
+    return Pack(s.bits, out, in, q, scale, group);
+  }
+  const auto q = [&](int64_t o, int64_t i) { return static_cast<uint32_t>(At<int8_t>(*weight, o * in + i) + static_cast<int>(offset)); };
+  return Pack(8, out, in, q, scale, group);
+}
+
+}  // namespace
+
+StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
+  const ConfigReader r(quantization_config, "config.json quantization_config");
+  PAGODA_ASSIGN_OR_RETURN(const std::string method, r.String("quant_method"));
+  if (method == "gptq") return ReadGptq(r, quantization_config);
+  if (method == "compressed-tensors") return ReadCompressedTensors(r, quantization_config);
+  return UnimplementedError(fmt::format("{}: quant_method '{}' is not supported yet (supported: gptq, compressed-tensors)",
+                                        r.where(), method));
+}
+
+std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& prefix,
+                                             const QuantScheme& s) {
+  std::vector<std::string> names;
+  switch (s.format) {
+    case QuantFormat::kGptq: names = {".qweight", ".qzeros", ".scales", ".g_idx"}; break;
+    case QuantFormat::kCtPacked: names = {".weight_packed", ".weight_scale", ".weight_shape"}; break;
+    case QuantFormat::kCtInt: names = {".weight", ".weight_scale"}; break;
+  }
+  const std::string marker = s.format == QuantFormat::kCtInt ? ".weight_scale" : names.front();
+  if (ckpt.FindTensor(prefix + marker) == nullptr) return {};
+  std::vector<std::string> present;
+  for (const std::string& n : names) {
+    if (ckpt.FindTensor(prefix + n) != nullptr) present.push_back(prefix + n);
+  }
+  return present;
+}
+
+StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& prefix,
+                                      const QuantScheme& s) {
+  return s.format == QuantFormat::kGptq ? RepackGptq(ckpt, prefix, s) : RepackCompressed(ckpt, prefix, s);
+}
+
+}  // namespace pagoda::hf

@@ -1,0 +1,62 @@
+// Quantized linear layers of Hugging Face checkpoints, repacked at load into
+// the GGML block type that holds the same values: the MatMul kernels then
+// read them compactly (4.5 or 8.5 bits per weight), with
+// reference::DequantizeRow as their scalar oracle.
+//
+//   GPTQ (quant_method "gptq", symmetric, no act-order), 4 or 8 bits:
+//     w = s * (q - z), z = 2^(bits-1) -> Q4_0 (d = s, nibble q) or Q8_0
+//     (d = s, q - 128); GPTQ's F16 scales are copied exactly.
+//   compressed-tensors (llm-compressor) "pack-quantized" W4A16/W8A16 and
+//     "int-quantized" W8A8 weights, symmetric, per group or per channel:
+//     w = s * q -> Q4_0 / Q8_0 with d = s rounded to F16 (exact for a bf16
+//     scale in F16's normal range).
+// Groups must be multiples of the 32-element block. Everything else a
+// quantization_config can say (AWQ, FP8, zero points, act-order, ...) is
+// refused by its key.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "pagoda/base/status.h"
+#include "pagoda/formats/safetensors/safetensors_checkpoint.h"
+#include "pagoda/tensor/dtype.h"
+
+namespace pagoda::hf {
+
+enum class QuantFormat {
+  kGptq,      // qweight, qzeros, scales, g_idx
+  kCtPacked,  // weight_packed, weight_scale, weight_shape
+  kCtInt,     // weight (I8), weight_scale
+};
+
+struct QuantScheme {
+  QuantFormat format = QuantFormat::kGptq;
+  std::string method;      // quant_method as the config names it
+  int bits = 4;
+  int64_t group_size = 0;  // 0: one group per row (per channel)
+  bool gptq_v1 = true;     // GPTQ v1 stores each zero point minus one
+};
+
+// quantization_config's scheme, or an error naming the key Pagoda cannot honour.
+StatusOr<QuantScheme> ReadQuantScheme(const nlohmann::json& quantization_config);
+
+// The tensor names that make up the quantized linear `prefix` ("....q_proj"),
+// or an empty list when the checkpoint holds that layer unquantized.
+std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheckpoint& checkpoint,
+                                             const std::string& prefix, const QuantScheme& scheme);
+
+struct RepackedMatrix {
+  DType dtype = DType::kQ4_0;
+  int64_t rows = 0;  // output features
+  int64_t cols = 0;  // input features
+  std::vector<uint8_t> bytes;
+};
+
+StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& checkpoint, const std::string& prefix,
+                                      const QuantScheme& scheme);
+
+}  // namespace pagoda::hf
