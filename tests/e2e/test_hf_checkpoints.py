@@ -126,7 +126,8 @@ def test_generation_config_defaults_and_eos_ids(tmp_path):
             assert s.stop() == 0, s.log()
 
 
-@pytest.mark.parametrize("checkpoint,method", [("gptq-4bit-sym-g128", "gptq"), ("ct-w8a8-int8", "compressed-tensors")])
+@pytest.mark.parametrize("checkpoint,method", [("gptq-4bit-sym-g128", "gptq"), ("ct-w8a8-int8", "compressed-tensors"),
+                                               ("awq-4bit-g128", "awq")])
 def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
     """GPTQ and compressed-tensors checkpoints (tests/fixtures/hf_quantized)
     load repacked into GGML blocks, with --quantization naming their method
@@ -141,4 +142,5 @@ def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
         assert f"{method} " in s.log() and "repacked into" in s.log()
     finally:
         assert s.stop() == 0, s.log()
-    assert "--quantization awq" in refusal(str(model), "--quantization", "awq")
+    other = "gptq" if method == "awq" else "awq"
+    assert f"--quantization {other}" in refusal(str(model), "--quantization", other)

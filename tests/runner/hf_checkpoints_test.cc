@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -135,17 +136,23 @@ std::string GgufName(const std::string& hf) {
 }
 
 // Pagoda's kernels quantize activations to 8 bits per 32-element block; the
-// reference is the float forward of the dequantized weights. The GGUF
-// issue's bound for quantized files holds (measured 0.11-0.13 on these
-// models, whose logits have a standard deviation of about 1.3).
-constexpr double kQuantTolerance = 0.15;
+// reference is the float forward of the dequantized weights. On these
+// models (logits with a standard deviation of about 1.3) that moves the
+// logits by 0.11-0.15 whatever the weight format (measured on all seven),
+// so the bound is 0.2; a layout error (a nibble order, a scale's group)
+// moves them by whole units, and the dequantization test above catches
+// those exactly anyway.
+constexpr double kQuantTolerance = 0.2;
 
 class HfQuantizedTest : public ::testing::TestWithParam<std::string> {};
 
 // The repacked blocks dequantize to exactly the format's dequantization
 // (make_quantized.py's NumPy dequantizer, equal to the quantizer library's):
-// the recorded rows bit for bit and every layer's SHA-256.
-TEST_P(HfQuantizedTest, RepackedWeightsDequantizeExactly) {
+// the recorded rows bit for bit and every layer's SHA-256. AWQ's Q4_1 rounds
+// its minimum -z * s to F16, at most 2^-11 of 15 scales; the bound is
+// 2^-9 of the layer's largest weight.
+TEST_P(HfQuantizedTest, RepackedWeightsDequantizeToTheFormatsValues) {
+  const bool exact = !GetParam().starts_with("awq");
   const json reference = QuantReference(GetParam());
   auto opened = hf::OpenHfCheckpoint((QuantDir() / GetParam()).string());
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
@@ -155,7 +162,8 @@ TEST_P(HfQuantizedTest, RepackedWeightsDequantizeExactly) {
     const json& layer = dequant["layers"][hf_name.get<std::string>()];
     const gguf::TensorInfo* t = opened->file->FindTensor(GgufName(hf_name));
     ASSERT_NE(t, nullptr) << hf_name;
-    ASSERT_TRUE(t->dtype == DType::kQ4_0 || t->dtype == DType::kQ8_0) << hf_name;
+    ASSERT_TRUE(t->dtype == (exact ? t->dtype : DType::kQ4_1) && (t->dtype == DType::kQ4_0 || t->dtype == DType::kQ8_0 || !exact))
+        << hf_name;
     const int64_t out = layer["out_features"], in = layer["in_features"];
     std::vector<float> all(static_cast<size_t>(out * in));
     for (int64_t o = 0; o < out; ++o) {
@@ -163,6 +171,11 @@ TEST_P(HfQuantizedTest, RepackedWeightsDequantizeExactly) {
     }
     const size_t offset = layer["rows_offset_floats"];
     const size_t n = static_cast<size_t>(dequant["rows"].get<int64_t>() * in);
+    if (!exact) {
+      const double bound = std::ldexp(layer["full_max_abs"].get<double>(), -9);
+      for (size_t e = 0; e < n; ++e) ASSERT_NEAR(all[e], rows[offset + e], bound) << GetParam() << " " << hf_name << " " << e;
+      continue;
+    }
     EXPECT_EQ(std::memcmp(all.data(), rows.data() + offset, n * sizeof(float)), 0) << GetParam() << " " << hf_name;
     Sha256 h;
     h.Update({reinterpret_cast<const uint8_t*>(all.data()), all.size() * sizeof(float)});
@@ -194,7 +207,7 @@ TEST_P(HfQuantizedTest, LogitsMatchTheDequantizedReference) {
 
 INSTANTIATE_TEST_SUITE_P(Checkpoints, HfQuantizedTest,
                          ::testing::Values("gptq-4bit-sym-g128", "gptq-8bit-g128", "ct-w4a16-g128", "ct-w8a16",
-                                           "ct-w8a8-int8"),
+                                           "ct-w8a8-int8", "awq-4bit-g128", "awq-4bit-g64"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
@@ -203,15 +216,15 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, HfQuantizedTest,
 
 // What Pagoda cannot read yet is refused by the key that asks for it.
 TEST(HfQuantizedRefusalTest, UnsupportedSchemesNameTheirKey) {
-  for (const auto& [checkpoint, names] : {std::pair{"awq-4bit-g128", "quant_method 'awq'"},
-                                          std::pair{"gptq-4bit-asym-g64-actorder", "desc_act"},
+  for (const auto& [checkpoint, names] : {std::pair{"gptq-4bit-asym-g64-actorder", "desc_act"},
                                           std::pair{"fp8-dynamic", "quant_method 'fp8'"},
                                           std::pair{"ct-fp8-dynamic", "float-quantized"}}) {
     auto opened = hf::OpenHfCheckpoint((QuantDir() / checkpoint).string());
     ASSERT_FALSE(opened.ok()) << checkpoint;
     EXPECT_NE(opened.status().message().find(names), std::string::npos) << opened.status().ToString();
   }
-  auto mismatch = hf::OpenHfCheckpoint((QuantDir() / "gptq-8bit-g128").string(), {.quantization = "awq"});
+  auto mismatch = hf::OpenHfCheckpoint((QuantDir() / "gptq-8bit-g128").string(),
+                                       {.dtype = hf::WeightDtype::kAuto, .quantization = "awq"});
   ASSERT_FALSE(mismatch.ok());
   EXPECT_NE(mismatch.status().message().find("--quantization awq"), std::string::npos);
 }

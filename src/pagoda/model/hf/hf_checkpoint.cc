@@ -170,9 +170,9 @@ StatusOr<std::set<std::string>> AddQuantizedLayers(const safetensors::Safetensor
                                                    const QuantScheme& scheme, const ConfigTranslation& t,
                                                    ViewBuilder& view) {
   std::set<std::string> used;
-  const std::string marker = scheme.format == QuantFormat::kGptq       ? ".qweight"
-                             : scheme.format == QuantFormat::kCtPacked ? ".weight_packed"
-                                                                       : ".weight_scale";
+  const std::string marker = scheme.format == QuantFormat::kGptq || scheme.format == QuantFormat::kAwq ? ".qweight"
+                             : scheme.format == QuantFormat::kCtPacked                              ? ".weight_packed"
+                                                                                                    : ".weight_scale";
   for (const auto& [name, tensor] : ckpt.tensors()) {
     if (!name.ends_with(marker)) continue;
     const std::string prefix = name.substr(0, name.size() - marker.size());
@@ -243,8 +243,9 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
                             ? " (as stored)"
                             : fmt::format(" ({} converted at load from {})", view.converted(), DTypeName(stored));
   if (scheme) {
+    const char* block = scheme->format == QuantFormat::kAwq ? "Q4_1" : scheme->bits == 4 ? "Q4_0" : "Q8_0";
     result.description += fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(), scheme->method,
-                                      scheme->bits, scheme->bits == 4 ? "Q4_0" : "Q8_0");
+                                      scheme->bits, block);
   }
   PAGODA_ASSIGN_OR_RETURN(result.file,
                           gguf::GgufFile::FromTables(std::move(t.metadata), std::move(view.tensors()), storage));

@@ -37,6 +37,19 @@ StatusOr<QuantScheme> ReadGptq(const ConfigReader& r, const json& c) {
   return s;
 }
 
+StatusOr<QuantScheme> ReadAwq(const ConfigReader& r, const json& c) {
+  QuantScheme s{.format = QuantFormat::kAwq, .method = "awq"};
+  PAGODA_ASSIGN_OR_RETURN(const int64_t bits, r.PositiveInt("bits"));
+  if (bits != 4) return Refuse(r, "bits", c["bits"], " (4)");
+  PAGODA_ASSIGN_OR_RETURN(s.group_size, r.PositiveInt("group_size"));
+  if (s.group_size % 32 != 0) return Refuse(r, "group_size", c["group_size"], " (a multiple of 32)");
+  PAGODA_ASSIGN_OR_RETURN(const std::string version, r.String("version", "gemm"));
+  if (version != "gemm" && version != "GEMM") return Refuse(r, "version", version, " (gemm)");
+  PAGODA_ASSIGN_OR_RETURN(const bool zero_point, r.Bool("zero_point", true));
+  if (!zero_point) return Refuse(r, "zero_point", false, " yet");
+  return s;
+}
+
 // One config group over every Linear; its weights symmetric ints per group
 // or per channel; activations none, or dynamic per-token int8 (W8A8), which
 // Pagoda quantizes per 32-element block as its Q8_0 kernels do.
@@ -225,6 +238,60 @@ StatusOr<RepackedMatrix> RepackCompressed(const safetensors::SafetensorsCheckpoi
   return Pack(8, out, in, q, scale, group);
 }
 
+// AWQ's GEMM layout packs 8 output columns per word along the output
+// dimension, field k holding column 8j + kAwqOrder[k].
+constexpr int kAwqOrder[8] = {0, 2, 4, 6, 1, 3, 5, 7};
+
+uint32_t AwqField(const safetensors::SafetensorsTensor& t, int64_t row, int64_t out, int64_t column) {
+  const uint32_t word = static_cast<uint32_t>(At<int32_t>(t, row * (out / 8) + column / 8));
+  int k = 0;
+  while (kAwqOrder[k] != column % 8) ++k;
+  return (word >> (4 * k)) & 15u;
+}
+
+StatusOr<RepackedMatrix> RepackAwq(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
+                                   const QuantScheme& s) {
+  const auto* qweight = Get(ckpt, p + ".qweight");
+  if (qweight == nullptr || qweight->shape.size() != 2 || qweight->dtype != safetensors::Dtype::kI32) {
+    return InvalidArgumentError(p + ".qweight is missing or not 2-D I32");
+  }
+  const int64_t in = qweight->shape[0];
+  const int64_t out = qweight->shape[1] * 8;
+  if (in % s.group_size != 0) return InvalidArgumentError(fmt::format("{}: {} inputs do not fill groups of {}", p, in, s.group_size));
+  const int64_t groups = in / s.group_size;
+  PAGODA_ASSIGN_OR_RETURN(const auto* qzeros, Need(ckpt, p + ".qzeros", safetensors::Dtype::kI32, {groups, out / 8}));
+  const auto* scales = Get(ckpt, p + ".scales");
+  if (scales == nullptr || scales->shape != std::vector<int64_t>{groups, out} ||
+      (scales->dtype != safetensors::Dtype::kF16 && scales->dtype != safetensors::Dtype::kBF16)) {
+    return InvalidArgumentError(p + ".scales is missing or not [groups, out] of F16/BF16");
+  }
+  const auto scale = [&](int64_t g, int64_t o) {
+    return scales->dtype == safetensors::Dtype::kF16 ? F16ToF32(At<f16_bits>(*scales, g * out + o))
+                                                     : BF16ToF32(At<bf16_bits>(*scales, g * out + o));
+  };
+  RepackedMatrix m;
+  m.dtype = DType::kQ4_1;
+  m.rows = out;
+  m.cols = in;
+  const int64_t blocks = in / kQuantBlock;
+  m.bytes.resize(static_cast<size_t>(out * DTypeRowBytes(m.dtype, in)));
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t i0 = b * kQuantBlock;
+      const int64_t g = i0 / s.group_size;
+      auto* block = reinterpret_cast<BlockQ4_1*>(m.bytes.data()) + o * blocks + b;
+      const float d = scale(g, o);
+      block->d = F32ToF16(d);
+      block->m = F32ToF16(-static_cast<float>(AwqField(*qzeros, g, out, o)) * d);
+      for (int j = 0; j < kQuantBlock / 2; ++j) {
+        block->qs[j] = static_cast<uint8_t>(AwqField(*qweight, i0 + j, out, o) |
+                                            (AwqField(*qweight, i0 + j + kQuantBlock / 2, out, o) << 4));
+      }
+    }
+  }
+  return m;
+}
+
 }  // namespace
 
 StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
@@ -232,7 +299,8 @@ StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
   PAGODA_ASSIGN_OR_RETURN(const std::string method, r.String("quant_method"));
   if (method == "gptq") return ReadGptq(r, quantization_config);
   if (method == "compressed-tensors") return ReadCompressedTensors(r, quantization_config);
-  return UnimplementedError(fmt::format("{}: quant_method '{}' is not supported yet (supported: gptq, compressed-tensors)",
+  if (method == "awq") return ReadAwq(r, quantization_config);
+  return UnimplementedError(fmt::format("{}: quant_method '{}' is not supported yet (supported: awq, gptq, compressed-tensors)",
                                         r.where(), method));
 }
 
@@ -241,6 +309,7 @@ std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheck
   std::vector<std::string> names;
   switch (s.format) {
     case QuantFormat::kGptq: names = {".qweight", ".qzeros", ".scales", ".g_idx"}; break;
+    case QuantFormat::kAwq: names = {".qweight", ".qzeros", ".scales"}; break;
     case QuantFormat::kCtPacked: names = {".weight_packed", ".weight_scale", ".weight_shape"}; break;
     case QuantFormat::kCtInt: names = {".weight", ".weight_scale"}; break;
   }
@@ -255,7 +324,11 @@ std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheck
 
 StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& prefix,
                                       const QuantScheme& s) {
-  return s.format == QuantFormat::kGptq ? RepackGptq(ckpt, prefix, s) : RepackCompressed(ckpt, prefix, s);
+  switch (s.format) {
+    case QuantFormat::kGptq: return RepackGptq(ckpt, prefix, s);
+    case QuantFormat::kAwq: return RepackAwq(ckpt, prefix, s);
+    default: return RepackCompressed(ckpt, prefix, s);
+  }
 }
 
 }  // namespace pagoda::hf

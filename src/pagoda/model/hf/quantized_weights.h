@@ -6,6 +6,9 @@
 //   GPTQ (quant_method "gptq", symmetric, no act-order), 4 or 8 bits:
 //     w = s * (q - z), z = 2^(bits-1) -> Q4_0 (d = s, nibble q) or Q8_0
 //     (d = s, q - 128); GPTQ's F16 scales are copied exactly.
+//   AWQ (quant_method "awq", GEMM layout, zero points), 4 bits:
+//     w = s * (q - z) -> Q4_1 (d = s, m = -z * s, both F16): the one
+//     repacking that rounds, as m takes up to 4 more bits than F16 holds.
 //   compressed-tensors (llm-compressor) "pack-quantized" W4A16/W8A16 and
 //     "int-quantized" W8A8 weights, symmetric, per group or per channel:
 //     w = s * q -> Q4_0 / Q8_0 with d = s rounded to F16 (exact for a bf16
@@ -29,6 +32,7 @@ namespace pagoda::hf {
 
 enum class QuantFormat {
   kGptq,      // qweight, qzeros, scales, g_idx
+  kAwq,       // qweight, qzeros, scales (GEMM layout)
   kCtPacked,  // weight_packed, weight_scale, weight_shape
   kCtInt,     // weight (I8), weight_scale
 };
