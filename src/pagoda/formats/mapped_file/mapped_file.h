@@ -27,4 +27,10 @@ class MappedFile {
   size_t size_;
 };
 
+// Drops the whole pages inside `bytes` (a part of some MappedFile's
+// bytes()) from the process's resident memory: for data that was read once
+// and copied elsewhere, such as weights repacked at load. The mapping stays
+// valid; a page touched again is read back from the file.
+void ReleasePages(std::span<const uint8_t> bytes);
+
 }  // namespace pagoda::formats

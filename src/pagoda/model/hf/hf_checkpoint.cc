@@ -10,6 +10,7 @@
 #include <set>
 #include <vector>
 
+#include "pagoda/formats/mapped_file/mapped_file.h"
 #include "pagoda/formats/safetensors/safetensors_checkpoint.h"
 #include "pagoda/model/hf/config_reader.h"
 #include "pagoda/model/hf/config_translation.h"
@@ -100,6 +101,7 @@ class ViewBuilder {
         info.data = tensor.data.data();
       } else {
         info.data = storage_.Keep(ConvertFloats(tensor.data, *type, weight_dtype_));
+        formats::ReleasePages(tensor.data);  // read once, now held converted
         ++converted_;
       }
     } else {
@@ -180,7 +182,10 @@ StatusOr<std::set<std::string>> AddQuantizedLayers(const safetensors::Safetensor
     if (!gguf_name) return UnimplementedError(fmt::format("checkpoint tensor '{}' is not one {} reads", name, t.hf_architecture));
     PAGODA_ASSIGN_OR_RETURN(RepackedMatrix m, RepackLinear(ckpt, prefix, scheme));
     view.AddRepacked(*gguf_name, std::move(m));
-    for (std::string& component : QuantizedComponents(ckpt, prefix, scheme)) used.insert(std::move(component));
+    for (std::string& component : QuantizedComponents(ckpt, prefix, scheme)) {
+      formats::ReleasePages(ckpt.FindTensor(component)->data);  // copied into the repacked blocks
+      used.insert(std::move(component));
+    }
   }
   return used;
 }
