@@ -127,7 +127,7 @@ def test_generation_config_defaults_and_eos_ids(tmp_path):
 
 
 @pytest.mark.parametrize("checkpoint,method", [("gptq-4bit-sym-g128", "gptq"), ("ct-w8a8-int8", "compressed-tensors"),
-                                               ("awq-4bit-g128", "awq")])
+                                               ("awq-4bit-g128", "awq"), ("fp8-dynamic", "fp8")])
 def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
     """GPTQ and compressed-tensors checkpoints (tests/fixtures/hf_quantized)
     load repacked into GGML blocks, with --quantization naming their method

@@ -175,6 +175,8 @@ StatusOr<std::set<std::string>> AddQuantizedLayers(const safetensors::Safetensor
   const std::string marker = scheme.format == QuantFormat::kGptq || scheme.format == QuantFormat::kAwq ? ".qweight"
                              : scheme.format == QuantFormat::kCtPacked                              ? ".weight_packed"
                                                                                                     : ".weight_scale";
+  // FP8 and int-quantized layers keep ".weight" for the quantized values: only
+  // a layer with a scale is quantized.
   for (const auto& [name, tensor] : ckpt.tensors()) {
     if (!name.ends_with(marker)) continue;
     const std::string prefix = name.substr(0, name.size() - marker.size());
@@ -249,6 +251,7 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
                             : fmt::format(" ({} converted at load from {})", view.converted(), DTypeName(stored));
   if (scheme) {
     const char* block = scheme->format == QuantFormat::kAwq ? "Q4_1" : scheme->bits == 4 ? "Q4_0" : "Q8_0";
+    if (scheme->format == QuantFormat::kFp8) block = "Q8_0 (requantized from e4m3)";
     result.description += fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(), scheme->method,
                                       scheme->bits, block);
   }

@@ -3,8 +3,11 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <cmath>
 #include <cstring>
+#include <limits>
 
+#include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/model/hf/config_reader.h"
 #include "pagoda/tensor/half.h"
 
@@ -50,6 +53,15 @@ StatusOr<QuantScheme> ReadAwq(const ConfigReader& r, const json& c) {
   return s;
 }
 
+// vLLM's own fp8 checkpoints: e4m3 weights with a per-tensor scale.
+StatusOr<QuantScheme> ReadFp8(const ConfigReader& r, const json& c) {
+  QuantScheme s{.format = QuantFormat::kFp8, .method = "fp8", .bits = 8};
+  PAGODA_ASSIGN_OR_RETURN(const std::string activations, r.String("activation_scheme", "dynamic"));
+  if (activations != "dynamic") return Refuse(r, "activation_scheme", activations, " yet (static input scales)");
+  if (r.Has("weight_block_size")) return Refuse(r, "weight_block_size", c["weight_block_size"], " yet (block-wise FP8)");
+  return s;
+}
+
 // One config group over every Linear; its weights symmetric ints per group
 // or per channel; activations none, or dynamic per-token int8 (W8A8), which
 // Pagoda quantizes per 32-element block as its Q8_0 kernels do.
@@ -64,19 +76,22 @@ StatusOr<QuantScheme> ReadCompressedTensors(const ConfigReader& r, const json& c
     s.format = QuantFormat::kCtPacked;
   } else if (format == "int-quantized") {
     s.format = QuantFormat::kCtInt;
+  } else if (format == "float-quantized") {
+    s.format = QuantFormat::kFp8;
   } else {
-    return Refuse(gr, "format", format, " (pack-quantized or int-quantized)");
+    return Refuse(gr, "format", format, " (pack-quantized, int-quantized or float-quantized)");
   }
+  const std::string type = s.format == QuantFormat::kFp8 ? "float" : "int";
   if (g.value("targets", json()) != json::array({"Linear"})) return Refuse(gr, "targets", g.value("targets", json()), "");
   const json& w = g.value("weights", json());
   const ConfigReader wr(w, gr.where() + ".weights");
-  if (w.value("type", "") != "int") return Refuse(wr, "type", w.value("type", json()), "");
+  if (w.value("type", "") != type) return Refuse(wr, "type", w.value("type", json()), "");
   if (w.value("symmetric", false) != true) return Refuse(wr, "symmetric", w.value("symmetric", json()), " yet");
   if (!w.value("actorder", json()).is_null()) return Refuse(wr, "actorder", w["actorder"], " yet");
   if (w.value("dynamic", false) != false) return Refuse(wr, "dynamic", w["dynamic"], "");
   s.bits = w.value("num_bits", 0);
   if (s.bits != 4 && s.bits != 8) return Refuse(wr, "num_bits", w.value("num_bits", json()), " (4 or 8)");
-  if (s.format == QuantFormat::kCtInt && s.bits != 8) return Refuse(wr, "num_bits", s.bits, " with int-quantized");
+  if (s.format != QuantFormat::kCtPacked && s.bits != 8) return Refuse(wr, "num_bits", s.bits, " with " + format);
   const std::string strategy = w.value("strategy", "");
   if (strategy == "group") {
     const json& size = w.value("group_size", json());
@@ -84,15 +99,15 @@ StatusOr<QuantScheme> ReadCompressedTensors(const ConfigReader& r, const json& c
       return Refuse(wr, "group_size", size, " (a multiple of 32)");
     }
     s.group_size = size.get<int64_t>();
-  } else if (strategy != "channel") {
+  } else if (strategy != "channel" && !(strategy == "tensor" && s.format == QuantFormat::kFp8)) {
     return Refuse(wr, "strategy", strategy, " (group or channel)");
   }
   const json& in = g.value("input_activations", json());
   if (!in.is_null()) {
-    const bool per_token_int8 = in.value("dynamic", false) == true && in.value("strategy", "") == "token" &&
-                                in.value("num_bits", 0) == 8 && in.value("type", "") == "int" &&
-                                in.value("symmetric", false) == true;
-    if (!per_token_int8) return Refuse(gr, "input_activations", in, " (only dynamic per-token int8)");
+    const bool dynamic_8bit = in.value("dynamic", false) == true && in.value("num_bits", 0) == 8 &&
+                              in.value("type", "") == type && in.value("symmetric", false) == true &&
+                              (in.value("strategy", "") == "token" || in.value("strategy", "") == "tensor");
+    if (!dynamic_8bit) return Refuse(gr, "input_activations", in, " (only dynamic 8-bit, per token or tensor)");
   }
   if (!g.value("output_activations", json()).is_null()) return Refuse(gr, "output_activations", g["output_activations"], "");
   if (!c.value("kv_cache_scheme", json()).is_null()) return Refuse(r, "kv_cache_scheme", c["kv_cache_scheme"], "");
@@ -292,6 +307,55 @@ StatusOr<RepackedMatrix> RepackAwq(const safetensors::SafetensorsCheckpoint& ckp
   return m;
 }
 
+// e4m3fn: sign, 4 exponent bits (bias 7), 3 mantissa bits; no infinities,
+// 0x7F and 0xFF are NaN.
+float E4m3ToF32(uint8_t v) {
+  const float sign = (v & 0x80) ? -1.0f : 1.0f;
+  const int exponent = (v >> 3) & 15;
+  const int mantissa = v & 7;
+  if (exponent == 15 && mantissa == 7) return std::numeric_limits<float>::quiet_NaN();
+  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa) / 8.0f, -6);
+  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
+}
+
+StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p) {
+  const auto* weight = Get(ckpt, p + ".weight");
+  if (weight == nullptr || weight->shape.size() != 2 || weight->dtype != safetensors::Dtype::kF8E4M3) {
+    return InvalidArgumentError(p + ".weight of an FP8 layer must be 2-D F8_E4M3");
+  }
+  const int64_t out = weight->shape[0];
+  const int64_t in = weight->shape[1];
+  if (in % kQuantBlock != 0) return InvalidArgumentError(fmt::format("{}: {} inputs are not whole blocks of 32", p, in));
+  const auto* scales = Get(ckpt, p + ".weight_scale");
+  const bool per_tensor = scales != nullptr && scales->num_elements() == 1;
+  if (scales == nullptr || !(per_tensor || scales->shape == std::vector<int64_t>{out, 1})) {
+    return InvalidArgumentError(p + ".weight_scale is missing or neither per tensor nor [out, 1]");
+  }
+  const auto scale = [&](int64_t o) {
+    const int64_t k = per_tensor ? 0 : o;
+    switch (scales->dtype) {
+      case safetensors::Dtype::kF32: return At<float>(*scales, k);
+      case safetensors::Dtype::kF16: return F16ToF32(At<f16_bits>(*scales, k));
+      case safetensors::Dtype::kBF16: return BF16ToF32(At<bf16_bits>(*scales, k));
+      default: return std::numeric_limits<float>::quiet_NaN();
+    }
+  };
+  RepackedMatrix m;
+  m.dtype = DType::kQ8_0;
+  m.rows = out;
+  m.cols = in;
+  const int64_t row_bytes = DTypeRowBytes(m.dtype, in);
+  m.bytes.resize(static_cast<size_t>(out * row_bytes));
+  std::vector<float> row(static_cast<size_t>(in));
+  for (int64_t o = 0; o < out; ++o) {
+    const float s = scale(o);
+    if (!std::isfinite(s)) return InvalidArgumentError(p + ".weight_scale is not a finite float");
+    for (int64_t i = 0; i < in; ++i) row[i] = E4m3ToF32(weight->data[o * in + i]) * s;
+    kernels::reference::QuantizeRow(DType::kQ8_0, row.data(), m.bytes.data() + o * row_bytes, in);
+  }
+  return m;
+}
+
 }  // namespace
 
 StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
@@ -300,7 +364,8 @@ StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
   if (method == "gptq") return ReadGptq(r, quantization_config);
   if (method == "compressed-tensors") return ReadCompressedTensors(r, quantization_config);
   if (method == "awq") return ReadAwq(r, quantization_config);
-  return UnimplementedError(fmt::format("{}: quant_method '{}' is not supported yet (supported: awq, gptq, compressed-tensors)",
+  if (method == "fp8") return ReadFp8(r, quantization_config);
+  return UnimplementedError(fmt::format("{}: quant_method '{}' is not supported yet (supported: awq, gptq, fp8, compressed-tensors)",
                                         r.where(), method));
 }
 
@@ -311,9 +376,10 @@ std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheck
     case QuantFormat::kGptq: names = {".qweight", ".qzeros", ".scales", ".g_idx"}; break;
     case QuantFormat::kAwq: names = {".qweight", ".qzeros", ".scales"}; break;
     case QuantFormat::kCtPacked: names = {".weight_packed", ".weight_scale", ".weight_shape"}; break;
-    case QuantFormat::kCtInt: names = {".weight", ".weight_scale"}; break;
+    case QuantFormat::kCtInt:
+    case QuantFormat::kFp8: names = {".weight", ".weight_scale"}; break;
   }
-  const std::string marker = s.format == QuantFormat::kCtInt ? ".weight_scale" : names.front();
+  const std::string marker = s.format == QuantFormat::kCtInt || s.format == QuantFormat::kFp8 ? ".weight_scale" : names.front();
   if (ckpt.FindTensor(prefix + marker) == nullptr) return {};
   std::vector<std::string> present;
   for (const std::string& n : names) {
@@ -327,6 +393,7 @@ StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& 
   switch (s.format) {
     case QuantFormat::kGptq: return RepackGptq(ckpt, prefix, s);
     case QuantFormat::kAwq: return RepackAwq(ckpt, prefix, s);
+    case QuantFormat::kFp8: return RepackFp8(ckpt, prefix);
     default: return RepackCompressed(ckpt, prefix, s);
   }
 }

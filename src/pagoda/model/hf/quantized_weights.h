@@ -13,6 +13,11 @@
 //     "int-quantized" W8A8 weights, symmetric, per group or per channel:
 //     w = s * q -> Q4_0 / Q8_0 with d = s rounded to F16 (exact for a bf16
 //     scale in F16's normal range).
+//   FP8 (quant_method "fp8" with dynamic activations, or compressed-tensors
+//     "float-quantized"), e4m3 weights with per-tensor or per-channel
+//     scales: no GGML block holds e4m3, so each row of w = e4m3 * s is
+//     requantized to Q8_0 (8.5 bits per weight), within half a Q8_0 step
+//     (max|w| of the 32 elements / 254) of the checkpoint's values.
 // Groups must be multiples of the 32-element block. Everything else a
 // quantization_config can say (AWQ, FP8, zero points, act-order, ...) is
 // refused by its key.
@@ -35,6 +40,7 @@ enum class QuantFormat {
   kAwq,       // qweight, qzeros, scales (GEMM layout)
   kCtPacked,  // weight_packed, weight_scale, weight_shape
   kCtInt,     // weight (I8), weight_scale
+  kFp8,       // weight (F8_E4M3), weight_scale: native "fp8" or compressed-tensors float-quantized
 };
 
 struct QuantScheme {
