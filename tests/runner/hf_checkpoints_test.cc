@@ -67,14 +67,17 @@ std::vector<float> AllRows(TinyModel& m, const json& reference) {
   return rows;
 }
 
+// float32 checkpoints would be stored in bfloat16 under auto, as vLLM's CPU
+// backend does; transformers ran them in float32.
+std::shared_ptr<const gguf::GgufFile> OpenAsTransformersRanIt(const std::string& checkpoint) {
+  return Open(checkpoint, checkpoint.ends_with("f32") ? hf::WeightDtype::kFloat32 : hf::WeightDtype::kAuto);
+}
+
 class HfCheckpointTest : public ::testing::TestWithParam<std::string> {};
 
 TEST_P(HfCheckpointTest, LogitsMatchTransformers) {
   const json reference = Reference(GetParam());
-  // float32 checkpoints would be stored in bfloat16 under auto, as vLLM's CPU
-  // backend does; transformers ran them in float32.
-  const hf::WeightDtype dtype = GetParam().ends_with("f32") ? hf::WeightDtype::kFloat32 : hf::WeightDtype::kAuto;
-  auto file = Open(GetParam(), dtype);
+  auto file = OpenAsTransformersRanIt(GetParam());
   ASSERT_NE(file, nullptr);
   TinyModel m(file, GetParam());
   ASSERT_TRUE(m.ok());
@@ -86,8 +89,7 @@ TEST_P(HfCheckpointTest, LogitsMatchTransformers) {
 
 TEST_P(HfCheckpointTest, GreedyMatchesTransformersUntilANearTie) {
   const json reference = Reference(GetParam());
-  const hf::WeightDtype dtype = GetParam().ends_with("f32") ? hf::WeightDtype::kFloat32 : hf::WeightDtype::kAuto;
-  auto file = Open(GetParam(), dtype);
+  auto file = OpenAsTransformersRanIt(GetParam());
   ASSERT_NE(file, nullptr);
   TinyModel m(file, GetParam());
   ASSERT_TRUE(m.ok());

@@ -149,15 +149,31 @@ inline uint32_t Field(const safetensors::SafetensorsTensor& t, int64_t word_base
   return (word >> (bit % 32)) & ((1u << bits) - 1);
 }
 
+// Element k of a float tensor (F32, F16 or BF16; NaN for other types).
+float FloatAt(const safetensors::SafetensorsTensor& t, int64_t k) {
+  switch (t.dtype) {
+    case safetensors::Dtype::kF32: return At<float>(t, k);
+    case safetensors::Dtype::kF16: return F16ToF32(At<f16_bits>(t, k));
+    case safetensors::Dtype::kBF16: return BF16ToF32(At<bf16_bits>(t, k));
+    default: return std::numeric_limits<float>::quiet_NaN();
+  }
+}
+
+// An out x in matrix of `dtype` blocks, its bytes allocated.
+RepackedMatrix Allocate(DType dtype, int64_t out, int64_t in) {
+  RepackedMatrix m;
+  m.dtype = dtype;
+  m.rows = out;
+  m.cols = in;
+  m.bytes.resize(static_cast<size_t>(out * DTypeRowBytes(dtype, in)));
+  return m;
+}
+
 // The repacked rows: q(o, i) in [0, 2^bits) with w = d(o, group) * (q - 2^(bits-1)).
 template <typename QFn, typename ScaleFn>
 RepackedMatrix Pack(int bits, int64_t out, int64_t in, const QFn& q, const ScaleFn& scale_bits, int64_t group) {
-  RepackedMatrix m;
-  m.dtype = bits == 4 ? DType::kQ4_0 : DType::kQ8_0;
-  m.rows = out;
-  m.cols = in;
+  RepackedMatrix m = Allocate(bits == 4 ? DType::kQ4_0 : DType::kQ8_0, out, in);
   const int64_t blocks = in / kQuantBlock;
-  m.bytes.resize(static_cast<size_t>(out * DTypeRowBytes(m.dtype, in)));
   for (int64_t o = 0; o < out; ++o) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i0 = b * kQuantBlock;
@@ -235,14 +251,8 @@ StatusOr<RepackedMatrix> RepackCompressed(const safetensors::SafetensorsCheckpoi
        scales->dtype != safetensors::Dtype::kF32)) {
     return InvalidArgumentError(p + ".weight_scale is missing or not [out, groups] of floats");
   }
-  const auto scale = [&](int64_t o, int64_t g) {
-    const int64_t k = o * (in / group) + g;
-    switch (scales->dtype) {
-      case safetensors::Dtype::kF16: return At<f16_bits>(*scales, k);
-      case safetensors::Dtype::kBF16: return F32ToF16(BF16ToF32(At<bf16_bits>(*scales, k)));
-      default: return F32ToF16(At<float>(*scales, k));
-    }
-  };
+  // F16 scales round-trip exactly; bf16 and f32 ones round to F16.
+  const auto scale = [&](int64_t o, int64_t g) { return F32ToF16(FloatAt(*scales, o * (in / group) + g)); };
   const uint32_t offset = 1u << (s.bits - 1);
   if (packed) {
     // Stored as q + 2^(bits-1), the value Q4_0's nibbles and Q8_0's + 128 hold.
@@ -280,16 +290,9 @@ StatusOr<RepackedMatrix> RepackAwq(const safetensors::SafetensorsCheckpoint& ckp
       (scales->dtype != safetensors::Dtype::kF16 && scales->dtype != safetensors::Dtype::kBF16)) {
     return InvalidArgumentError(p + ".scales is missing or not [groups, out] of F16/BF16");
   }
-  const auto scale = [&](int64_t g, int64_t o) {
-    return scales->dtype == safetensors::Dtype::kF16 ? F16ToF32(At<f16_bits>(*scales, g * out + o))
-                                                     : BF16ToF32(At<bf16_bits>(*scales, g * out + o));
-  };
-  RepackedMatrix m;
-  m.dtype = DType::kQ4_1;
-  m.rows = out;
-  m.cols = in;
+  const auto scale = [&](int64_t g, int64_t o) { return FloatAt(*scales, g * out + o); };
+  RepackedMatrix m = Allocate(DType::kQ4_1, out, in);
   const int64_t blocks = in / kQuantBlock;
-  m.bytes.resize(static_cast<size_t>(out * DTypeRowBytes(m.dtype, in)));
   for (int64_t o = 0; o < out; ++o) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i0 = b * kQuantBlock;
@@ -331,24 +334,11 @@ StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckp
   if (scales == nullptr || !(per_tensor || scales->shape == std::vector<int64_t>{out, 1})) {
     return InvalidArgumentError(p + ".weight_scale is missing or neither per tensor nor [out, 1]");
   }
-  const auto scale = [&](int64_t o) {
-    const int64_t k = per_tensor ? 0 : o;
-    switch (scales->dtype) {
-      case safetensors::Dtype::kF32: return At<float>(*scales, k);
-      case safetensors::Dtype::kF16: return F16ToF32(At<f16_bits>(*scales, k));
-      case safetensors::Dtype::kBF16: return BF16ToF32(At<bf16_bits>(*scales, k));
-      default: return std::numeric_limits<float>::quiet_NaN();
-    }
-  };
-  RepackedMatrix m;
-  m.dtype = DType::kQ8_0;
-  m.rows = out;
-  m.cols = in;
+  RepackedMatrix m = Allocate(DType::kQ8_0, out, in);
   const int64_t row_bytes = DTypeRowBytes(m.dtype, in);
-  m.bytes.resize(static_cast<size_t>(out * row_bytes));
   std::vector<float> row(static_cast<size_t>(in));
   for (int64_t o = 0; o < out; ++o) {
-    const float s = scale(o);
+    const float s = FloatAt(*scales, per_tensor ? 0 : o);
     if (!std::isfinite(s)) return InvalidArgumentError(p + ".weight_scale is not a finite float");
     for (int64_t i = 0; i < in; ++i) row[i] = E4m3ToF32(weight->data[o * in + i]) * s;
     kernels::reference::QuantizeRow(DType::kQ8_0, row.data(), m.bytes.data() + o * row_bytes, in);
