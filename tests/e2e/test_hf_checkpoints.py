@@ -127,7 +127,8 @@ def test_generation_config_defaults_and_eos_ids(tmp_path):
 
 
 @pytest.mark.parametrize("checkpoint,method", [("gptq-4bit-sym-g128", "gptq"), ("ct-w8a8-int8", "compressed-tensors"),
-                                               ("awq-4bit-g128", "awq"), ("fp8-dynamic", "fp8")])
+                                               ("awq-4bit-g128", "awq"), ("fp8-dynamic", "fp8"),
+                                               ("gptq-4bit-asym-g64-actorder", "gptq")])
 def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
     """GPTQ and compressed-tensors checkpoints (tests/fixtures/hf_quantized)
     load repacked into GGML blocks, with --quantization naming their method
@@ -140,6 +141,8 @@ def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
                        json={"model": "m", "prompt": [1, 2, 3], "max_tokens": 4, "temperature": 0})
         assert r.status_code == 200, r.text
         assert f"{method} " in s.log() and "repacked into" in s.log()
+        if "actorder" in checkpoint:
+            assert "in act-order: inputs gathered into group order" in s.log(), s.log()
     finally:
         assert s.stop() == 0, s.log()
     other = "gptq" if method == "awq" else "awq"

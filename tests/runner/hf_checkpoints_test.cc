@@ -145,42 +145,67 @@ std::string GgufName(const std::string& hf) {
 // moves them by whole units, and the dequantization test above catches
 // those exactly anyway.
 constexpr double kQuantTolerance = 0.2;
-// FP8 weights are requantized to Q8_0 on top (up to 1/254 of a block's
-// largest weight each): measured 0.18-0.21, so 0.25.
-constexpr double kFp8Tolerance = 0.25;
+// FP8 weights and 8-bit GPTQ weights with zero points are requantized to
+// Q8_0 on top (up to 1/254 of a block's largest weight each): measured
+// 0.18-0.23, so 0.25.
+constexpr double kRequantizedTolerance = 0.25;
+
+// Whether a checkpoint's layers are requantized to Q8_0 at load.
+bool Requantized(const std::string& checkpoint, const json& reference) {
+  const json& q = reference["quantization_config"];
+  return checkpoint.find("fp8") != std::string::npos ||
+         (q.value("quant_method", "") == "gptq" && !q.value("sym", true) && q.value("bits", 4) == 8);
+}
 
 class HfQuantizedTest : public ::testing::TestWithParam<std::string> {};
 
 // The repacked blocks dequantize to exactly the format's dequantization
 // (make_quantized.py's NumPy dequantizer, equal to the quantizer library's):
-// the recorded rows bit for bit and every layer's SHA-256. AWQ's Q4_1 rounds
-// its minimum -z * s to F16, at most 2^-11 of 15 scales: the bound is 2^-9
-// of the layer's largest weight. FP8 is requantized to Q8_0, within half a
+// the recorded rows bit for bit and every layer's SHA-256. 4-bit zero points
+// (AWQ, asymmetric GPTQ) go to Q4_1, which rounds its minimum -z * s to F16,
+// at most 2^-11 of 16 scales: the bound is 2^-9 of the layer's largest
+// weight. FP8 and 8-bit zero points are requantized to Q8_0, within half a
 // step (a block's largest weight / 254): the bound is 2^-7 of the layer's.
+// An act-order layer's columns come in group order, put back through its
+// input_order.
 TEST_P(HfQuantizedTest, RepackedWeightsDequantizeToTheFormatsValues) {
   const bool fp8 = GetParam().find("fp8") != std::string::npos;
-  const bool exact = !GetParam().starts_with("awq") && !fp8;
   const json reference = QuantReference(GetParam());
+  const bool zero_points = GetParam().starts_with("awq") || reference["quantization_config"].value("sym", true) == false;
+  const bool requantized = Requantized(GetParam(), reference);
+  const bool exact = !zero_points && !fp8;
   auto opened = hf::OpenHfCheckpoint((QuantDir() / GetParam()).string());
   ASSERT_TRUE(opened.ok()) << opened.status().ToString();
   const std::vector<float> rows = ReadF32(QuantDir() / "references" / GetParam() / "dequant-rows.f32");
   const json& dequant = reference["dequant"];
+  int reordered = 0;
   for (const auto& hf_name : dequant["rows_layers"]) {
     const json& layer = dequant["layers"][hf_name.get<std::string>()];
     const gguf::TensorInfo* t = opened->file->FindTensor(GgufName(hf_name));
     ASSERT_NE(t, nullptr) << hf_name;
-    const DType want = fp8 ? DType::kQ8_0 : !exact ? DType::kQ4_1 : t->dtype;
+    const DType want = requantized ? DType::kQ8_0 : zero_points ? DType::kQ4_1 : t->dtype;
     ASSERT_TRUE(t->dtype == want && (t->dtype == DType::kQ4_0 || t->dtype == DType::kQ8_0 || t->dtype == DType::kQ4_1))
         << hf_name;
     const int64_t out = layer["out_features"], in = layer["in_features"];
-    std::vector<float> all(static_cast<size_t>(out * in));
+    std::vector<float> repacked(static_cast<size_t>(out * in));
     for (int64_t o = 0; o < out; ++o) {
-      kernels::reference::DequantizeRow(t->dtype, t->data + o * DTypeRowBytes(t->dtype, in), all.data() + o * in, in);
+      kernels::reference::DequantizeRow(t->dtype, t->data + o * DTypeRowBytes(t->dtype, in), repacked.data() + o * in, in);
+    }
+    std::vector<float> all = repacked;
+    std::string stem = GgufName(hf_name);
+    stem.resize(stem.size() - std::string_view(".weight").size());
+    if (const gguf::TensorInfo* order = opened->file->FindTensor(stem + ".input_order")) {
+      ASSERT_EQ(order->dtype, DType::kI32);
+      const auto* channel = reinterpret_cast<const int32_t*>(order->data);
+      for (int64_t o = 0; o < out; ++o) {
+        for (int64_t k = 0; k < in; ++k) all[o * in + channel[k]] = repacked[o * in + k];
+      }
+      ++reordered;
     }
     const size_t offset = layer["rows_offset_floats"];
     const size_t n = static_cast<size_t>(dequant["rows"].get<int64_t>() * in);
     if (!exact) {
-      const double bound = std::ldexp(layer["full_max_abs"].get<double>(), fp8 ? -7 : -9);
+      const double bound = std::ldexp(layer["full_max_abs"].get<double>(), requantized ? -7 : -9);
       for (size_t e = 0; e < n; ++e) ASSERT_NEAR(all[e], rows[offset + e], bound) << GetParam() << " " << hf_name << " " << e;
       continue;
     }
@@ -191,6 +216,9 @@ TEST_P(HfQuantizedTest, RepackedWeightsDequantizeToTheFormatsValues) {
     for (uint8_t b : h.Finish()) hex += fmt::format("{:02x}", b);
     EXPECT_EQ(hex, layer["full_sha256"].get<std::string>()) << GetParam() << " " << hf_name;
   }
+  // Only act-order checkpoints gather their inputs, and then every layer does.
+  const bool act_order = reference["quantization_config"].value("desc_act", false);
+  EXPECT_EQ(reordered, act_order ? static_cast<int>(dequant["rows_layers"].size()) : 0) << GetParam();
 }
 
 TEST_P(HfQuantizedTest, LogitsMatchTheDequantizedReference) {
@@ -203,7 +231,7 @@ TEST_P(HfQuantizedTest, LogitsMatchTheDequantizedReference) {
   const bool fp8 = GetParam().find("fp8") != std::string::npos;
   const double diff = MaxAbsDiff(got, ReadF32(QuantDir() / "references" / GetParam() / "logits-dequant.f32"));
   std::printf("%s: max |pagoda - dequantized float forward| = %.4f\n", GetParam().c_str(), diff);
-  EXPECT_LT(diff, fp8 ? kFp8Tolerance : kQuantTolerance) << GetParam();
+  EXPECT_LT(diff, Requantized(GetParam(), reference) ? kRequantizedTolerance : kQuantTolerance) << GetParam();
   // vLLM quantizes FP8 layers' activations to e4m3 (about 6% steps); Pagoda
   // to int8 per 32 elements, far closer to the float forward, so only the
   // int8 emulation (W8A8) is a like-for-like comparison.
@@ -220,24 +248,23 @@ TEST_P(HfQuantizedTest, LogitsMatchTheDequantizedReference) {
 INSTANTIATE_TEST_SUITE_P(Checkpoints, HfQuantizedTest,
                          ::testing::Values("gptq-4bit-sym-g128", "gptq-8bit-g128", "ct-w4a16-g128", "ct-w8a16",
                                            "ct-w8a8-int8", "awq-4bit-g128", "awq-4bit-g64", "fp8-dynamic",
-                                           "ct-fp8-dynamic"),
+                                           "ct-fp8-dynamic", "gptq-4bit-asym-g64-actorder",
+                                           "gptq-8bit-asym-g32-actorder"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');
                            return name;
                          });
 
-// What Pagoda cannot read yet is refused by the key that asks for it.
-TEST(HfQuantizedRefusalTest, UnsupportedSchemesNameTheirKey) {
-  for (const auto& [checkpoint, names] : {std::pair{"gptq-4bit-asym-g64-actorder", "desc_act"}}) {
-    auto opened = hf::OpenHfCheckpoint((QuantDir() / checkpoint).string());
-    ASSERT_FALSE(opened.ok()) << checkpoint;
-    EXPECT_NE(opened.status().message().find(names), std::string::npos) << opened.status().ToString();
-  }
+// --quantization names the checkpoint's own method, or is refused.
+TEST(HfQuantizedFlagTest, QuantizationMustMatchTheCheckpoint) {
   auto mismatch = hf::OpenHfCheckpoint((QuantDir() / "gptq-8bit-g128").string(),
                                        {.dtype = hf::WeightDtype::kAuto, .quantization = "awq"});
   ASSERT_FALSE(mismatch.ok());
   EXPECT_NE(mismatch.status().message().find("--quantization awq"), std::string::npos);
+  auto same = hf::OpenHfCheckpoint((QuantDir() / "gptq-8bit-g128").string(),
+                                   {.dtype = hf::WeightDtype::kAuto, .quantization = "gptq"});
+  EXPECT_TRUE(same.ok()) << same.status().ToString();
 }
 
 }  // namespace quantized

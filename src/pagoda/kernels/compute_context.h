@@ -37,6 +37,9 @@ class ComputeContext {
   // Scratch for the caller's part of a kernel call (such as the quantized
   // activations that every worker then reads).
   Scratch& caller_scratch() { return caller_; }
+  // A kernel's input rearranged before the kernel runs (MatMul's input_order),
+  // kept apart from the scratch the kernel itself then uses.
+  Scratch& input_scratch() { return input_; }
   // Worker w's scratch, for w in [0, pool().num_threads()): the `worker`
   // that ThreadPool::ParallelForWorkers passes.
   Scratch& worker_scratch(int worker) { return workers_.at(static_cast<size_t>(worker)); }
@@ -45,6 +48,7 @@ class ComputeContext {
   const cpu::KernelSet& kernels_;
   ThreadPool& pool_;
   Scratch caller_;
+  Scratch input_;
   std::vector<Scratch> workers_;
 };
 

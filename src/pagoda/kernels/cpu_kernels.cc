@@ -3,11 +3,21 @@
 
 #include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
 
 namespace pagoda::kernels {
 
 void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w, float* y) {
-  ctx.kernels().matmul(x, m, w, y, ctx);
+  if (w.input_order == nullptr) {
+    ctx.kernels().matmul(x, m, w, y, ctx);
+    return;
+  }
+  // A copy of m rows per act-order matrix: small beside the product itself.
+  auto* ordered = static_cast<float*>(ctx.input_scratch().Get(static_cast<size_t>(m * w.cols) * sizeof(float)));
+  reference::GatherColumns(x, m, w.cols, w.input_order, ordered);
+  MatrixView plain = w;
+  plain.input_order = nullptr;
+  ctx.kernels().matmul(ordered, m, plain, y, ctx);
 }
 
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out) {

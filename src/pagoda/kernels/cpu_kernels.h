@@ -26,6 +26,10 @@ struct MatrixView {
   const void* data;
   int64_t rows;
   int64_t cols;
+  // Column k multiplies input element input_order[k] (a permutation of
+  // [0, cols)), or element k when null: GPTQ's act-order checkpoints, whose
+  // quantization groups are contiguous only in that order.
+  const int32_t* input_order = nullptr;
 };
 
 // One layer's KV cache, the PagedAttention arena: K and V each
@@ -49,7 +53,9 @@ struct AttentionBatch {
   int64_t max_blocks_per_seq;
 };
 
-// y[i][j] = sum_k x[i][k] * w[j][k]; x is f32 [m][w.cols], y is f32 [m][w.rows].
+// y[i][j] = sum_k x[i][order[k]] * w[j][k]; x is f32 [m][w.cols], y is f32
+// [m][w.rows]; order[k] = k unless w.input_order is set, in which case the
+// rows of x are first gathered into that order (the kernel sets never see it).
 // F32/F16/BF16 weights: f32 accumulation. Quantized weights: each x row is
 // quantized on the fly to Q8_1 (for Q4_1 and Q5_1), Q8_0 (for Q4_0, Q5_0,
 // Q8_0 and IQ4_NL) or Q8_K (for Q2_K..Q6_K and IQ4_XS), as GGML does, and

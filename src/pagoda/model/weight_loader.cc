@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <cstdint>
+#include <vector>
 
 #include "pagoda/base/check.h"
 #include "pagoda/formats/gguf/gguf_file.h"
@@ -27,7 +28,32 @@ StatusOr<kernels::MatrixView> WeightLoader::Matrix(const std::string& name, int6
     return InvalidArgumentError(fmt::format("model tensor '{}' has shape [{}], expected [{}, {}]", name,
                                             fmt::join(t->shape, ", "), cols, rows));
   }
-  return kernels::MatrixView{t->dtype, t->data, rows, cols};
+  kernels::MatrixView view{t->dtype, t->data, rows, cols};
+  if (name.ends_with(".weight")) {
+    PAGODA_ASSIGN_OR_RETURN(view.input_order, InputOrder(name.substr(0, name.size() - 7) + ".input_order", cols));
+  }
+  return view;
+}
+
+StatusOr<const int32_t*> WeightLoader::InputOrder(const std::string& name, int64_t cols) const {
+  const gguf::TensorInfo* t = file_.FindTensor(name);
+  if (t == nullptr) return nullptr;
+  if (t->dtype != DType::kI32 || t->shape != std::vector<int64_t>{cols}) {
+    return InvalidArgumentError(fmt::format("model tensor '{}' must be I32 [{}] (is {} [{}])", name, cols,
+                                            DTypeName(t->dtype), fmt::join(t->shape, ", ")));
+  }
+  if (reinterpret_cast<uintptr_t>(t->data) % alignof(int32_t) != 0) {
+    return DataLossError(fmt::format("model tensor '{}' is misaligned", name));
+  }
+  const auto* order = reinterpret_cast<const int32_t*>(t->data);
+  std::vector<bool> seen(static_cast<size_t>(cols));
+  for (int64_t k = 0; k < cols; ++k) {
+    if (order[k] < 0 || order[k] >= cols || seen[static_cast<size_t>(order[k])]) {
+      return InvalidArgumentError(fmt::format("model tensor '{}' is not a permutation of [0, {})", name, cols));
+    }
+    seen[static_cast<size_t>(order[k])] = true;
+  }
+  return order;
 }
 
 StatusOr<std::vector<kernels::MatrixView>> WeightLoader::Experts(const std::string& name, int64_t n, int64_t rows,
@@ -76,7 +102,8 @@ StatusOr<const float*> WeightLoader::F32Vector(const std::string& name, int64_t 
 
 kernels::MatrixView SliceRows(const kernels::MatrixView& m, int64_t begin, int64_t count) {
   PAGODA_CHECK(begin >= 0 && count >= 0 && begin + count <= m.rows);
-  return {m.dtype, static_cast<const uint8_t*>(m.data) + begin * DTypeRowBytes(m.dtype, m.cols), count, m.cols};
+  return {m.dtype, static_cast<const uint8_t*>(m.data) + begin * DTypeRowBytes(m.dtype, m.cols), count, m.cols,
+          m.input_order};
 }
 
 }  // namespace pagoda

@@ -18,7 +18,10 @@ class WeightLoader {
  public:
   explicit WeightLoader(const gguf::GgufFile& file) : file_(file) {}
 
-  // A [rows][cols] matrix (GGUF shape {cols, rows}) of any storage type: the GGUF reader admits only types the kernels run.
+  // A [rows][cols] matrix (GGUF shape {cols, rows}) of any storage type: the
+  // GGUF reader admits only types the kernels run. "X.weight" takes the
+  // input order "X.input_order" (I32 [cols], a permutation) where the file
+  // has one, as act-order GPTQ layers do.
   StatusOr<kernels::MatrixView> Matrix(const std::string& name, int64_t rows, int64_t cols) const;
   // A stack of n [rows][cols] matrices (GGUF shape {cols, rows, n}), one view
   // per matrix: the experts of a mixture-of-experts layer. Where the file
@@ -32,6 +35,8 @@ class WeightLoader {
   bool Has(const std::string& name) const;
 
  private:
+  // The permutation `name` of [0, cols), or null when the file has none.
+  StatusOr<const int32_t*> InputOrder(const std::string& name, int64_t cols) const;
   StatusOr<std::vector<kernels::MatrixView>> ExpertsOneByOne(const std::string& name, int64_t n, int64_t rows,
                                                              int64_t cols) const;
 

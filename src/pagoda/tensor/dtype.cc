@@ -6,7 +6,8 @@ int64_t DTypeBlockElems(DType t) {
   switch (t) {
     case DType::kF32:
     case DType::kF16:
-    case DType::kBF16: return 1;
+    case DType::kBF16:
+    case DType::kI32: return 1;
     case DType::kQ4_0:
     case DType::kQ4_1:
     case DType::kQ5_0:
@@ -27,7 +28,8 @@ int64_t DTypeBlockElems(DType t) {
 
 int64_t DTypeBlockBytes(DType t) {
   switch (t) {
-    case DType::kF32: return 4;
+    case DType::kF32:
+    case DType::kI32: return 4;
     case DType::kF16:
     case DType::kBF16: return 2;
     case DType::kQ4_0: return sizeof(BlockQ4_0);
@@ -78,6 +80,7 @@ std::string_view DTypeName(DType t) {
     case DType::kF32: return "F32";
     case DType::kF16: return "F16";
     case DType::kBF16: return "BF16";
+    case DType::kI32: return "I32";
     case DType::kQ4_0: return "Q4_0";
     case DType::kQ4_1: return "Q4_1";
     case DType::kQ8_0: return "Q8_0";

@@ -26,6 +26,7 @@ enum class DType : uint32_t {
   kQ8_K = 15,  // activations only: what the K-quant dot products pair with
   kIQ4_NL = 20,
   kIQ4_XS = 23,
+  kI32 = 26,  // index tensors only (a matrix's input order), never weights a kernel multiplies
   kBF16 = 30,
 };
 

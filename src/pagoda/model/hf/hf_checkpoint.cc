@@ -114,6 +114,7 @@ class ViewBuilder {
     return Status::Ok();
   }
 
+  // "X.weight", and "X.input_order" (I32 [cols]) for an act-order layer.
   void AddRepacked(const std::string& gguf_name, RepackedMatrix m) {
     gguf::TensorInfo info;
     info.name = gguf_name;
@@ -123,6 +124,17 @@ class ViewBuilder {
     info.data = storage_.Keep(std::move(m.bytes));
     tensors_.push_back(std::move(info));
     ++repacked_;
+    if (m.input_order.empty()) return;
+    gguf::TensorInfo order;
+    order.name = gguf_name.substr(0, gguf_name.size() - std::string_view(".weight").size()) + ".input_order";
+    order.dtype = DType::kI32;
+    order.shape = {m.cols};
+    order.nbytes = m.input_order.size() * sizeof(int32_t);
+    std::vector<uint8_t> bytes(order.nbytes);
+    std::memcpy(bytes.data(), m.input_order.data(), order.nbytes);
+    order.data = storage_.Keep(std::move(bytes));
+    tensors_.push_back(std::move(order));
+    ++reordered_;
   }
 
   void AddComputed(const std::string& name, const std::vector<float>& values) {
@@ -138,6 +150,7 @@ class ViewBuilder {
   std::vector<gguf::TensorInfo>& tensors() { return tensors_; }
   int converted() const { return converted_; }
   int repacked() const { return repacked_; }
+  int reordered() const { return reordered_; }
 
  private:
   const ConfigTranslation& t_;
@@ -146,6 +159,7 @@ class ViewBuilder {
   std::vector<gguf::TensorInfo> tensors_;
   int converted_ = 0;
   int repacked_ = 0;
+  int reordered_ = 0;
 };
 
 // The quantization_config's scheme, checked against --quantization.
@@ -250,10 +264,11 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
                             ? " (as stored)"
                             : fmt::format(" ({} converted at load from {})", view.converted(), DTypeName(stored));
   if (scheme) {
-    const char* block = scheme->format == QuantFormat::kAwq ? "Q4_1" : scheme->bits == 4 ? "Q4_0" : "Q8_0";
-    if (scheme->format == QuantFormat::kFp8) block = "Q8_0 (requantized from e4m3)";
     result.description += fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(), scheme->method,
-                                      scheme->bits, block);
+                                      scheme->bits, RepackedLayout(*scheme));
+    if (view.reordered() > 0) {
+      result.description += fmt::format(" ({} in act-order: inputs gathered into group order)", view.reordered());
+    }
   }
   PAGODA_ASSIGN_OR_RETURN(result.file,
                           gguf::GgufFile::FromTables(std::move(t.metadata), std::move(view.tensors()), storage));

@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -30,10 +31,10 @@ StatusOr<QuantScheme> ReadGptq(const ConfigReader& r, const json& c) {
     return Refuse(r, "group_size", group, " (a multiple of 32, or -1)");
   }
   s.group_size = group.get<int64_t>() == -1 ? 0 : group.get<int64_t>();
-  PAGODA_ASSIGN_OR_RETURN(const bool desc_act, r.Bool("desc_act", false));
-  if (desc_act) return Refuse(r, "desc_act", true, " yet (act-order)");
-  PAGODA_ASSIGN_OR_RETURN(const bool sym, r.Bool("sym", true));
-  if (!sym) return Refuse(r, "sym", false, " yet (zero points)");
+  // Act-order (desc_act) is read from each layer's g_idx; the flag itself
+  // only says how the quantizer ordered its work.
+  PAGODA_RETURN_IF_ERROR(r.Bool("desc_act", false).status());
+  PAGODA_ASSIGN_OR_RETURN(s.symmetric, r.Bool("sym", true));
   PAGODA_ASSIGN_OR_RETURN(const std::string format, r.String("checkpoint_format", "gptq"));
   if (format != "gptq" && format != "gptq_v2") return Refuse(r, "checkpoint_format", format, "");
   s.gptq_v1 = format == "gptq";
@@ -169,15 +170,16 @@ RepackedMatrix Allocate(DType dtype, int64_t out, int64_t in) {
   return m;
 }
 
-// The repacked rows: q(o, i) in [0, 2^bits) with w = d(o, group) * (q - 2^(bits-1)).
+// The repacked rows: q(o, i) in [0, 2^bits) with w = d(o, i0) * (q - 2^(bits-1)),
+// d(o, i0) the F16 scale of the 32-element block starting at column i0.
 template <typename QFn, typename ScaleFn>
-RepackedMatrix Pack(int bits, int64_t out, int64_t in, const QFn& q, const ScaleFn& scale_bits, int64_t group) {
+RepackedMatrix Pack(int bits, int64_t out, int64_t in, const QFn& q, const ScaleFn& scale_bits) {
   RepackedMatrix m = Allocate(bits == 4 ? DType::kQ4_0 : DType::kQ8_0, out, in);
   const int64_t blocks = in / kQuantBlock;
   for (int64_t o = 0; o < out; ++o) {
     for (int64_t b = 0; b < blocks; ++b) {
       const int64_t i0 = b * kQuantBlock;
-      const f16_bits d = scale_bits(o, group == 0 ? 0 : i0 / group);
+      const f16_bits d = scale_bits(o, i0);
       if (bits == 4) {
         auto* block = reinterpret_cast<BlockQ4_0*>(m.bytes.data()) + o * blocks + b;
         block->d = d;
@@ -194,38 +196,158 @@ RepackedMatrix Pack(int bits, int64_t out, int64_t in, const QFn& q, const Scale
   return m;
 }
 
-StatusOr<RepackedMatrix> RepackGptq(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
-                                    const QuantScheme& s) {
-  const auto* qweight = Get(ckpt, p + ".qweight");
-  if (qweight == nullptr || qweight->shape.size() != 2) return InvalidArgumentError(p + ".qweight is missing or not 2-D");
-  const int64_t out = qweight->shape[1];
-  const int64_t in = qweight->shape[0] * 32 / s.bits;
-  const int64_t group = s.group_size == 0 ? in : s.group_size;
-  if (in % group != 0 || in % kQuantBlock != 0) return InvalidArgumentError(fmt::format("{}: {} inputs do not fill groups of {}", p, in, group));
-  const int64_t groups = in / group;
-  PAGODA_ASSIGN_OR_RETURN(const auto* scales, Need(ckpt, p + ".scales", safetensors::Dtype::kF16, {groups, out}));
-  PAGODA_ASSIGN_OR_RETURN(const auto* qzeros, Need(ckpt, p + ".qzeros", safetensors::Dtype::kI32, {groups, out * s.bits / 32}));
-  if (const auto* g_idx = Get(ckpt, p + ".g_idx")) {
-    for (int64_t i = 0; i < in; ++i) {
-      if (At<int32_t>(*g_idx, i) != i / group) return UnimplementedError(p + ".g_idx is not in order (act-order) and desc_act is false");
-    }
-  }
-  // Symmetric: every zero point is the middle, 2^(bits-1) (v1 stores it minus one).
-  const uint32_t middle = (1u << (s.bits - 1)) - (s.gptq_v1 ? 1 : 0);
-  for (int64_t g = 0; g < groups; ++g) {
-    for (int64_t o = 0; o < out; ++o) {
-      if (Field(*qzeros, g * (out * s.bits / 32), o, s.bits) != middle) {
-        return UnimplementedError(fmt::format("{}.qzeros: zero point of group {} row {} is not symmetric", p, g, o));
+// Rows of w = d(o, i0) * q(o, i) + m(o, i0) as Q4_1, q in [0, 16): AWQ and
+// GPTQ with zero points, d = s and m = -z * s, both rounded to F16 (m can
+// need up to 4 bits more than F16 holds).
+template <typename QFn, typename ScaleFn, typename ZeroFn>
+RepackedMatrix PackQ4_1(int64_t out, int64_t in, const QFn& q, const ScaleFn& scale, const ZeroFn& zero) {
+  RepackedMatrix m = Allocate(DType::kQ4_1, out, in);
+  const int64_t blocks = in / kQuantBlock;
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t i0 = b * kQuantBlock;
+      auto* block = reinterpret_cast<BlockQ4_1*>(m.bytes.data()) + o * blocks + b;
+      const float d = scale(o, i0);
+      block->d = F32ToF16(d);
+      block->m = F32ToF16(-static_cast<float>(zero(o, i0)) * d);
+      for (int j = 0; j < kQuantBlock / 2; ++j) {
+        block->qs[j] = static_cast<uint8_t>(q(o, i0 + j) | (q(o, i0 + j + kQuantBlock / 2) << 4));
       }
     }
   }
-  const auto q = [&](int64_t o, int64_t i) {
+  return m;
+}
+
+// Rows of w(o, i) requantized to Q8_0, each element within half its block's
+// step (max |w| of the 32 / 254) of the given value: for values that no GGML
+// block holds exactly.
+template <typename ValueFn>
+RepackedMatrix RequantizeQ8_0(int64_t out, int64_t in, const ValueFn& value) {
+  RepackedMatrix m = Allocate(DType::kQ8_0, out, in);
+  const int64_t row_bytes = DTypeRowBytes(m.dtype, in);
+  std::vector<float> row(static_cast<size_t>(in));
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t i = 0; i < in; ++i) row[i] = value(o, i);
+    kernels::reference::QuantizeRow(DType::kQ8_0, row.data(), m.bytes.data() + o * row_bytes, in);
+  }
+  return m;
+}
+
+// Rows of w = s(o, i0) * (q(o, i) - z(o, i0)) as Q8_0, q and z in [0, 256]:
+// a block whose q - z all fit a signed byte keeps them with d = s, exactly;
+// any other block is requantized from its values, within half a step.
+template <typename QFn, typename ScaleFn, typename ZeroFn>
+RepackedMatrix PackQ8_0WithZeroPoints(int64_t out, int64_t in, const QFn& q, const ScaleFn& scale_bits,
+                                      const ZeroFn& zero) {
+  RepackedMatrix m = Allocate(DType::kQ8_0, out, in);
+  const int64_t blocks = in / kQuantBlock;
+  float values[kQuantBlock];
+  for (int64_t o = 0; o < out; ++o) {
+    for (int64_t b = 0; b < blocks; ++b) {
+      const int64_t i0 = b * kQuantBlock;
+      auto* block = reinterpret_cast<BlockQ8_0*>(m.bytes.data()) + o * blocks + b;
+      const int z = static_cast<int>(zero(o, i0));
+      bool fits = true;
+      for (int j = 0; j < kQuantBlock && fits; ++j) {
+        const int v = static_cast<int>(q(o, i0 + j)) - z;
+        fits = v >= -128 && v <= 127;
+      }
+      if (fits) {
+        block->d = scale_bits(o, i0);
+        for (int j = 0; j < kQuantBlock; ++j) block->qs[j] = static_cast<int8_t>(static_cast<int>(q(o, i0 + j)) - z);
+        continue;
+      }
+      const float s = F16ToF32(scale_bits(o, i0));
+      for (int j = 0; j < kQuantBlock; ++j) values[j] = static_cast<float>(static_cast<int>(q(o, i0 + j)) - z) * s;
+      kernels::reference::QuantizeRow(DType::kQ8_0, values, block, kQuantBlock);
+    }
+  }
+  return m;
+}
+
+// GPTQ's g_idx names each input channel's group. Act-order checkpoints hold
+// a group's channels scattered: the repacked matrix takes its columns in
+// group order (`order`, a stable sort of g_idx; left empty when that is the
+// identity), so every 32-element block lies in one group, and MatMul
+// gathers its input into the same order.
+StatusOr<std::vector<int32_t>> GptqGroups(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
+                                          int64_t in, int64_t group, std::vector<int32_t>& order) {
+  const auto* stored = Get(ckpt, p + ".g_idx");
+  if (stored != nullptr && (stored->dtype != safetensors::Dtype::kI32 || stored->shape != std::vector<int64_t>{in})) {
+    return InvalidArgumentError(fmt::format("{}.g_idx must be I32 [{}]", p, in));
+  }
+  std::vector<int32_t> g_idx(static_cast<size_t>(in));
+  for (int64_t i = 0; i < in; ++i) {
+    g_idx[i] = stored != nullptr ? At<int32_t>(*stored, i) : static_cast<int32_t>(i / group);
+    if (g_idx[i] < 0 || g_idx[i] >= in / group) {
+      return InvalidArgumentError(fmt::format("{}.g_idx[{}] = {} is not one of its {} groups", p, i, g_idx[i], in / group));
+    }
+  }
+  order.resize(static_cast<size_t>(in));
+  for (int64_t i = 0; i < in; ++i) order[i] = static_cast<int32_t>(i);
+  std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return g_idx[a] < g_idx[b]; });
+  for (int64_t j = 0; j < in; ++j) {
+    if (g_idx[order[j]] != g_idx[order[j - j % kQuantBlock]]) {
+      return UnimplementedError(fmt::format("{}.g_idx: group {} does not have a multiple of 32 channels", p, g_idx[order[j]]));
+    }
+  }
+  bool identity = true;
+  for (int64_t j = 0; j < in && identity; ++j) identity = order[j] == j;
+  if (identity) order.clear();
+  return g_idx;
+}
+
+StatusOr<RepackedMatrix> RepackGptq(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
+                                    const QuantScheme& s) {
+  const auto* qweight = Get(ckpt, p + ".qweight");
+  if (qweight == nullptr || qweight->shape.size() != 2 || qweight->dtype != safetensors::Dtype::kI32) {
+    return InvalidArgumentError(p + ".qweight is missing or not 2-D I32");
+  }
+  const int64_t out = qweight->shape[1];
+  const int64_t in = qweight->shape[0] * 32 / s.bits;
+  const int64_t group = s.group_size == 0 ? in : s.group_size;
+  if (in % group != 0 || in % kQuantBlock != 0 || out * s.bits % 32 != 0) {
+    return InvalidArgumentError(fmt::format("{}: {} inputs and {} outputs do not fill groups of {}", p, in, out, group));
+  }
+  const int64_t groups = in / group;
+  const int64_t zero_words = out * s.bits / 32;
+  PAGODA_ASSIGN_OR_RETURN(const auto* scales, Need(ckpt, p + ".scales", safetensors::Dtype::kF16, {groups, out}));
+  PAGODA_ASSIGN_OR_RETURN(const auto* qzeros, Need(ckpt, p + ".qzeros", safetensors::Dtype::kI32, {groups, zero_words}));
+  std::vector<int32_t> order;
+  PAGODA_ASSIGN_OR_RETURN(const std::vector<int32_t> g_idx, GptqGroups(ckpt, p, in, group, order));
+  // Column j of the repacked matrix is input channel channel(j).
+  const auto channel = [&](int64_t j) { return order.empty() ? j : static_cast<int64_t>(order[j]); };
+  const auto q = [&](int64_t o, int64_t j) {
     const int64_t per_word = 32 / s.bits;
+    const int64_t i = channel(j);
     const uint32_t word = static_cast<uint32_t>(At<int32_t>(*qweight, (i / per_word) * out + o));
     return (word >> ((i % per_word) * s.bits)) & ((1u << s.bits) - 1);
   };
-  const auto scale = [&](int64_t o, int64_t g) { return At<f16_bits>(*scales, g * out + o); };
-  return Pack(s.bits, out, in, q, scale, group);
+  // v1 checkpoints store each zero point minus one (read back without wrapping).
+  const auto zero_of_group = [&](int64_t o, int64_t g) {
+    return Field(*qzeros, g * zero_words, o, s.bits) + (s.gptq_v1 ? 1u : 0u);
+  };
+  const auto zero = [&](int64_t o, int64_t j) { return zero_of_group(o, g_idx[channel(j)]); };
+  const auto scale = [&](int64_t o, int64_t j) { return At<f16_bits>(*scales, g_idx[channel(j)] * out + o); };
+  RepackedMatrix m;
+  if (s.symmetric) {
+    // Every zero point is the middle, 2^(bits-1): Q4_0 and Q8_0 hold the values exactly.
+    for (int64_t g = 0; g < groups; ++g) {
+      for (int64_t o = 0; o < out; ++o) {
+        if (zero_of_group(o, g) != 1u << (s.bits - 1)) {
+          return UnimplementedError(fmt::format("{}.qzeros: zero point of group {} row {} is not the middle, "
+                                                "although quantization_config says sym", p, g, o));
+        }
+      }
+    }
+    m = Pack(s.bits, out, in, q, scale);
+  } else if (s.bits == 4) {
+    m = PackQ4_1(out, in, q, [&](int64_t o, int64_t j) { return F16ToF32(scale(o, j)); }, zero);
+  } else {
+    m = PackQ8_0WithZeroPoints(out, in, q, scale, zero);
+  }
+  m.input_order = std::move(order);
+  return m;
 }
 
 StatusOr<RepackedMatrix> RepackCompressed(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
@@ -252,15 +374,15 @@ StatusOr<RepackedMatrix> RepackCompressed(const safetensors::SafetensorsCheckpoi
     return InvalidArgumentError(p + ".weight_scale is missing or not [out, groups] of floats");
   }
   // F16 scales round-trip exactly; bf16 and f32 ones round to F16.
-  const auto scale = [&](int64_t o, int64_t g) { return F32ToF16(FloatAt(*scales, o * (in / group) + g)); };
+  const auto scale = [&](int64_t o, int64_t i0) { return F32ToF16(FloatAt(*scales, o * (in / group) + i0 / group)); };
   const uint32_t offset = 1u << (s.bits - 1);
   if (packed) {
     // Stored as q + 2^(bits-1), the value Q4_0's nibbles and Q8_0's + 128 hold.
     const auto q = [&](int64_t o, int64_t i) { return Field(*weight, o * (in * s.bits / 32), i, s.bits); };
-    return Pack(s.bits, out, in, q, scale, group);
+    return Pack(s.bits, out, in, q, scale);
   }
   const auto q = [&](int64_t o, int64_t i) { return static_cast<uint32_t>(At<int8_t>(*weight, o * in + i) + static_cast<int>(offset)); };
-  return Pack(8, out, in, q, scale, group);
+  return Pack(8, out, in, q, scale);
 }
 
 // AWQ's GEMM layout packs 8 output columns per word along the output
@@ -290,24 +412,10 @@ StatusOr<RepackedMatrix> RepackAwq(const safetensors::SafetensorsCheckpoint& ckp
       (scales->dtype != safetensors::Dtype::kF16 && scales->dtype != safetensors::Dtype::kBF16)) {
     return InvalidArgumentError(p + ".scales is missing or not [groups, out] of F16/BF16");
   }
-  const auto scale = [&](int64_t g, int64_t o) { return FloatAt(*scales, g * out + o); };
-  RepackedMatrix m = Allocate(DType::kQ4_1, out, in);
-  const int64_t blocks = in / kQuantBlock;
-  for (int64_t o = 0; o < out; ++o) {
-    for (int64_t b = 0; b < blocks; ++b) {
-      const int64_t i0 = b * kQuantBlock;
-      const int64_t g = i0 / s.group_size;
-      auto* block = reinterpret_cast<BlockQ4_1*>(m.bytes.data()) + o * blocks + b;
-      const float d = scale(g, o);
-      block->d = F32ToF16(d);
-      block->m = F32ToF16(-static_cast<float>(AwqField(*qzeros, g, out, o)) * d);
-      for (int j = 0; j < kQuantBlock / 2; ++j) {
-        block->qs[j] = static_cast<uint8_t>(AwqField(*qweight, i0 + j, out, o) |
-                                            (AwqField(*qweight, i0 + j + kQuantBlock / 2, out, o) << 4));
-      }
-    }
-  }
-  return m;
+  const auto q = [&](int64_t o, int64_t i) { return AwqField(*qweight, i, out, o); };
+  const auto scale = [&](int64_t o, int64_t i) { return FloatAt(*scales, i / s.group_size * out + o); };
+  const auto zero = [&](int64_t o, int64_t i) { return AwqField(*qzeros, i / s.group_size, out, o); };
+  return PackQ4_1(out, in, q, scale, zero);
 }
 
 // e4m3fn: sign, 4 exponent bits (bias 7), 3 mantissa bits; no infinities,
@@ -334,19 +442,28 @@ StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckp
   if (scales == nullptr || !(per_tensor || scales->shape == std::vector<int64_t>{out, 1})) {
     return InvalidArgumentError(p + ".weight_scale is missing or neither per tensor nor [out, 1]");
   }
-  RepackedMatrix m = Allocate(DType::kQ8_0, out, in);
-  const int64_t row_bytes = DTypeRowBytes(m.dtype, in);
-  std::vector<float> row(static_cast<size_t>(in));
-  for (int64_t o = 0; o < out; ++o) {
-    const float s = FloatAt(*scales, per_tensor ? 0 : o);
-    if (!std::isfinite(s)) return InvalidArgumentError(p + ".weight_scale is not a finite float");
-    for (int64_t i = 0; i < in; ++i) row[i] = E4m3ToF32(weight->data[o * in + i]) * s;
-    kernels::reference::QuantizeRow(DType::kQ8_0, row.data(), m.bytes.data() + o * row_bytes, in);
+  for (int64_t k = 0; k < scales->num_elements(); ++k) {
+    if (!std::isfinite(FloatAt(*scales, k))) return InvalidArgumentError(p + ".weight_scale is not a finite float");
   }
-  return m;
+  return RequantizeQ8_0(out, in, [&](int64_t o, int64_t i) {
+    return E4m3ToF32(weight->data[o * in + i]) * FloatAt(*scales, per_tensor ? 0 : o);
+  });
 }
 
 }  // namespace
+
+std::string RepackedLayout(const QuantScheme& s) {
+  switch (s.format) {
+    case QuantFormat::kAwq: return "Q4_1";
+    case QuantFormat::kFp8: return "Q8_0 (requantized from e4m3)";
+    case QuantFormat::kGptq:
+      if (!s.symmetric) return s.bits == 4 ? "Q4_1" : "Q8_0 (blocks whose q - z overflow a byte requantized)";
+      break;
+    case QuantFormat::kCtPacked:
+    case QuantFormat::kCtInt: break;
+  }
+  return s.bits == 4 ? "Q4_0" : "Q8_0";
+}
 
 StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
   const ConfigReader r(quantization_config, "config.json quantization_config");

@@ -3,9 +3,13 @@
 // read them compactly (4.5 or 8.5 bits per weight), with
 // reference::DequantizeRow as their scalar oracle.
 //
-//   GPTQ (quant_method "gptq", symmetric, no act-order), 4 or 8 bits:
-//     w = s * (q - z), z = 2^(bits-1) -> Q4_0 (d = s, nibble q) or Q8_0
-//     (d = s, q - 128); GPTQ's F16 scales are copied exactly.
+//   GPTQ (quant_method "gptq"), 4 or 8 bits, w = s * (q - z):
+//     symmetric (z = 2^(bits-1)) -> Q4_0 (d = s, nibble q) or Q8_0
+//     (d = s, q - 128), GPTQ's F16 scales copied exactly; with zero points,
+//     4 bits -> Q4_1 as AWQ, 8 bits -> Q8_0 with d = s and q - z where
+//     that fits a signed byte, else the block requantized as FP8's are. Act-order layers (g_idx not in order) take
+//     their columns in group order, with that order as the matrix's
+//     input_order.
 //   AWQ (quant_method "awq", GEMM layout, zero points), 4 bits:
 //     w = s * (q - z) -> Q4_1 (d = s, m = -z * s, both F16): the one
 //     repacking that rounds, as m takes up to 4 more bits than F16 holds.
@@ -19,8 +23,7 @@
 //     requantized to Q8_0 (8.5 bits per weight), within half a Q8_0 step
 //     (max|w| of the 32 elements / 254) of the checkpoint's values.
 // Groups must be multiples of the 32-element block. Everything else a
-// quantization_config can say (AWQ, FP8, zero points, act-order, ...) is
-// refused by its key.
+// quantization_config can say is refused by its key.
 #pragma once
 
 #include <cstdint>
@@ -49,7 +52,12 @@ struct QuantScheme {
   int bits = 4;
   int64_t group_size = 0;  // 0: one group per row (per channel)
   bool gptq_v1 = true;     // GPTQ v1 stores each zero point minus one
+  bool symmetric = true;   // GPTQ's sym: every zero point is 2^(bits-1)
 };
+
+// The GGML block type the scheme's layers are repacked into, as the
+// start-up log names it ("Q4_0", "Q8_0 (requantized from e4m3)", ...).
+std::string RepackedLayout(const QuantScheme& scheme);
 
 // quantization_config's scheme, or an error naming the key Pagoda cannot honour.
 StatusOr<QuantScheme> ReadQuantScheme(const nlohmann::json& quantization_config);
@@ -64,6 +72,8 @@ struct RepackedMatrix {
   int64_t rows = 0;  // output features
   int64_t cols = 0;  // input features
   std::vector<uint8_t> bytes;
+  // Column k holds input channel input_order[k]; empty when k itself.
+  std::vector<int32_t> input_order;
 };
 
 StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& checkpoint, const std::string& prefix,

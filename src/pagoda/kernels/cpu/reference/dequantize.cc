@@ -112,7 +112,8 @@ void DequantizeRow(DType type, const void* src, float* dst, int64_t n) {
     case DType::kQ6_K: DequantizeQ6_K(static_cast<const BlockQ6_K*>(src), dst, nb); return;
     case DType::kIQ4_NL: DequantizeIQ4_NL(static_cast<const BlockIQ4_NL*>(src), dst, nb); return;
     case DType::kIQ4_XS: DequantizeIQ4_XS(static_cast<const BlockIQ4_XS*>(src), dst, nb); return;
-    case DType::kQ8_K: break;  // activations only: nothing stores weights as Q8_K
+    case DType::kQ8_K:  // activations only: nothing stores weights as Q8_K
+    case DType::kI32: break;  // indices, not values
   }
   PAGODA_CHECK_MSG(false, "no dequantizer for this dtype");
 }

@@ -62,9 +62,10 @@ DType ActivationType(DType weight) {
     case DType::kQ8_0:
     case DType::kIQ4_NL: return DType::kQ8_0;
     case DType::kQ8_1:
-    case DType::kQ8_K: break;
+    case DType::kQ8_K:
+    case DType::kI32: break;
   }
-  PAGODA_CHECK_MSG(false, "an activation type is not a weight type");
+  PAGODA_CHECK_MSG(false, "an activation type (or an index type) is not a weight type");
   return DType::kF32;
 }
 
@@ -73,6 +74,7 @@ MatMulActivations PrepareActivations(const float* x, int64_t m, const MatrixView
   a.m = m;
   a.k = w.cols;
   PAGODA_CHECK_MSG(w.cols % DTypeBlockElems(w.dtype) == 0, "MatMul: a row is not a whole number of blocks");
+  PAGODA_CHECK_MSG(w.input_order == nullptr, "MatMul: the input order is applied before the kernel");
   switch (const DType type = ActivationType(w.dtype)) {
     case DType::kQ8_0: QuantizeRows(type, x, m, w.cols, a.q8_0); break;
     case DType::kQ8_1: QuantizeRows(type, x, m, w.cols, a.q8_1); break;
@@ -98,7 +100,21 @@ void MatMulRows(const MatMulActivations& x, const MatrixView& w, int64_t row_beg
   }
 }
 
+void GatherColumns(const float* x, int64_t m, int64_t cols, const int32_t* order, float* out) {
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t k = 0; k < cols; ++k) out[i * cols + k] = x[i * cols + order[k]];
+  }
+}
+
 void MatMul(const float* x, int64_t m, const MatrixView& w, float* y) {
+  if (w.input_order != nullptr) {
+    std::vector<float> ordered(static_cast<size_t>(m * w.cols));
+    GatherColumns(x, m, w.cols, w.input_order, ordered.data());
+    MatrixView plain = w;
+    plain.input_order = nullptr;
+    MatMul(ordered.data(), m, plain, y);
+    return;
+  }
   MatMulRows(PrepareActivations(x, m, w), w, 0, w.rows, y);
 }
 

@@ -17,7 +17,10 @@ namespace pagoda::kernels::reference {
 // (Q8_0, Q8_1 or Q8_K), then the VecDot* below.
 // F32/F16/BF16 weights: LaneDot of the weight row widened to f32 with the f32
 // x row (GGML instead rounds x to f16 for F16 weights; we do not).
+// A w.input_order is applied first, by GatherColumns.
 void MatMul(const float* x, int64_t m, const MatrixView& w, float* y);
+// out[i][k] = x[i][order[k]] for m rows of `cols`.
+void GatherColumns(const float* x, int64_t m, int64_t cols, const int32_t* order, float* out);
 void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
 void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 void Rope(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
