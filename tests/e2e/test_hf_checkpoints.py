@@ -147,3 +147,19 @@ def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
         assert s.stop() == 0, s.log()
     other = "gptq" if method == "awq" else "awq"
     assert f"--quantization {other}" in refusal(str(model), "--quantization", other)
+
+
+def test_quantization_fp8_quantizes_a_float_checkpoint_at_load(tmp_path):
+    """`--quantization fp8` of a bf16 checkpoint serves it with its linear
+    layers quantized to FP8 at load, as vLLM does; other methods cannot
+    quantize at load and are refused by name."""
+    s = serve(tmp_path, str(HF / "qwen2-bf16"), "--quantization", "fp8")
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/completions", timeout=120,
+                       json={"model": "m", "prompt": [1, 2, 3], "max_tokens": 4, "temperature": 0})
+        assert r.status_code == 200, r.text
+        assert "layers quantized to FP8 at load (--quantization fp8)" in s.log(), s.log()
+    finally:
+        assert s.stop() == 0, s.log()
+    assert "only fp8 quantizes a float checkpoint at load" in refusal(str(HF / "qwen2-bf16"), "--quantization", "gptq")

@@ -267,6 +267,35 @@ TEST(HfQuantizedFlagTest, QuantizationMustMatchTheCheckpoint) {
   EXPECT_TRUE(same.ok()) << same.status().ToString();
 }
 
+// --quantization fp8 of the bf16 checkpoint quantizes as vLLM does at load;
+// fp8-dynamic is that same model quantized by torch from the specification
+// (make_quantized.py), so every repacked layer must be byte for byte the
+// one Pagoda makes from the checkpoint, and the rest the bf16 tensors.
+TEST(HfQuantizedFlagTest, Fp8AtLoadEqualsTheFp8Checkpoint) {
+  auto at_load = hf::OpenHfCheckpoint((FixtureDir() / "qwen2-bf16").string(),
+                                      {.dtype = hf::WeightDtype::kAuto, .quantization = "fp8"});
+  ASSERT_TRUE(at_load.ok()) << at_load.status().ToString();
+  auto stored = hf::OpenHfCheckpoint((QuantDir() / "fp8-dynamic").string());
+  ASSERT_TRUE(stored.ok()) << stored.status().ToString();
+  EXPECT_NE(at_load->description.find("7 layers quantized to FP8 at load"), std::string::npos) << at_load->description;
+  int q8 = 0;
+  for (const gguf::TensorInfo& want : stored->file->tensors()) {
+    const gguf::TensorInfo* got = at_load->file->FindTensor(want.name);
+    ASSERT_NE(got, nullptr) << want.name;
+    ASSERT_EQ(got->dtype, want.dtype) << want.name;
+    ASSERT_EQ(got->nbytes, want.nbytes) << want.name;
+    EXPECT_EQ(std::memcmp(got->data, want.data, want.nbytes), 0) << want.name;
+    q8 += want.dtype == DType::kQ8_0;
+  }
+  EXPECT_EQ(q8, 7);
+  EXPECT_EQ(at_load->file->tensors().size(), stored->file->tensors().size());
+  // Only fp8 quantizes at load.
+  auto awq = hf::OpenHfCheckpoint((FixtureDir() / "qwen2-bf16").string(),
+                                  {.dtype = hf::WeightDtype::kAuto, .quantization = "awq"});
+  ASSERT_FALSE(awq.ok());
+  EXPECT_NE(awq.status().message().find("only fp8 quantizes a float checkpoint at load"), std::string::npos);
+}
+
 }  // namespace quantized
 
 }  // namespace

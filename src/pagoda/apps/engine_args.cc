@@ -39,8 +39,9 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
   sub.add_option("--tokenizer", args.tokenizer,
                  "Hugging Face directory or GGUF file whose tokenizer and chat template to use (default: the model's)");
   sub.add_option("-q,--quantization", args.quantization,
-                 "gguf for a GGUF file (its own types); quantized Hugging Face checkpoints are not read yet, so other "
-                 "values are refused");
+                 "The quantization method: gguf for a GGUF file; for a Hugging Face checkpoint the method its "
+                 "quantization_config names (awq, gptq, compressed-tensors, fp8), or fp8 for a float checkpoint, "
+                 "quantized at load to per-tensor e4m3 as vLLM does. Default: what the model says");
   sub.add_option("--revision", args.revision,
                  "Branch, tag or commit of a model id (org/name) in the Hugging Face cache (default: main)");
   sub.add_option("--gpu-memory-utilization", args.gpu_memory_utilization,

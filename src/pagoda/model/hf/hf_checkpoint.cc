@@ -76,8 +76,11 @@ bool IsUnused(std::string_view name, bool tied) {
 
 class ViewBuilder {
  public:
-  ViewBuilder(const ConfigTranslation& t, DType weight_dtype, Storage& storage)
-      : t_(t), weight_dtype_(weight_dtype), storage_(storage) {}
+  // fp8_at_load: the linear layers of the blocks are quantized to FP8
+  // (--quantization fp8 of a float checkpoint); the embedding, the output
+  // head and MoE routers keep weight_dtype, as vLLM leaves them unquantized.
+  ViewBuilder(const ConfigTranslation& t, DType weight_dtype, bool fp8_at_load, Storage& storage)
+      : t_(t), weight_dtype_(weight_dtype), fp8_at_load_(fp8_at_load), storage_(storage) {}
 
   Status Add(const safetensors::SafetensorsTensor& tensor, const std::string& gguf_name) {
     const std::optional<DType> type = FloatType(tensor.dtype);
@@ -95,6 +98,12 @@ class ViewBuilder {
       info.dtype = DType::kF32;
       info.shape = {tensor.num_elements()};
       info.data = storage_.Keep(FloatBytes(ToF32(tensor.data, *type, add)));
+    } else if (tensor.shape.size() == 2 && fp8_at_load_ && gguf_name.starts_with("blk.") &&
+               gguf_name.find(".ffn_gate_inp") == std::string::npos) {
+      const std::vector<float> w = ToF32(tensor.data, *type, 0.0f);
+      AddRepacked(gguf_name, QuantizeFp8AtLoad(w.data(), tensor.shape[0], tensor.shape[1]));
+      formats::ReleasePages(tensor.data);
+      return Status::Ok();
     } else if (tensor.shape.size() == 2) {
       info.dtype = weight_dtype_;
       if (*type == weight_dtype_) {
@@ -155,6 +164,7 @@ class ViewBuilder {
  private:
   const ConfigTranslation& t_;
   DType weight_dtype_;
+  bool fp8_at_load_;
   Storage& storage_;
   std::vector<gguf::TensorInfo> tensors_;
   int converted_ = 0;
@@ -166,9 +176,10 @@ class ViewBuilder {
 StatusOr<std::optional<QuantScheme>> ReadScheme(const nlohmann::json& config, const std::string& asked) {
   const auto it = config.find("quantization_config");
   if (it == config.end() || it->is_null()) {
+    if (asked == "fp8") return std::optional<QuantScheme>(QuantScheme{.format = QuantFormat::kFp8, .method = "fp8", .bits = 8, .at_load = true});
     if (!asked.empty()) {
       return InvalidArgumentError("--quantization " + asked + ": the checkpoint is not quantized (config.json has no "
-                                  "quantization_config); quantizing at load is not supported yet");
+                                  "quantization_config), and only fp8 quantizes a float checkpoint at load");
     }
     return std::optional<QuantScheme>();
   }
@@ -239,10 +250,10 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
   const DType stored = StoredDtype(config, FloatType(embedding->dtype).value_or(DType::kBF16));
   const DType weight_dtype = ResolveWeightDtype(options.dtype, stored);
 
-  ViewBuilder view(t, weight_dtype, *storage);
   PAGODA_ASSIGN_OR_RETURN(const std::optional<QuantScheme> scheme, ReadScheme(config, options.quantization));
+  ViewBuilder view(t, weight_dtype, scheme && scheme->at_load, *storage);
   std::set<std::string> quantized;
-  if (scheme) {
+  if (scheme && !scheme->at_load) {
     PAGODA_ASSIGN_OR_RETURN(quantized, AddQuantizedLayers(*storage->checkpoint, *scheme, t, view));
   }
   for (const auto& [hf_name, tensor] : storage->checkpoint->tensors()) {
@@ -264,8 +275,10 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
                             ? " (as stored)"
                             : fmt::format(" ({} converted at load from {})", view.converted(), DTypeName(stored));
   if (scheme) {
-    result.description += fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(), scheme->method,
-                                      scheme->bits, RepackedLayout(*scheme));
+    result.description += scheme->at_load ? fmt::format(", {} layers quantized to FP8 at load (--quantization fp8) "
+                                                        "and held as {}", view.repacked(), RepackedLayout(*scheme))
+                                          : fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(),
+                                                        scheme->method, scheme->bits, RepackedLayout(*scheme));
     if (view.reordered() > 0) {
       result.description += fmt::format(" ({} in act-order: inputs gathered into group order)", view.reordered());
     }

@@ -429,6 +429,19 @@ float E4m3ToF32(uint8_t v) {
   return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
 }
 
+// Round-to-nearest-even e4m3fn of |a| <= 448. Codes are monotone in the
+// value and evenly spaced within each binade (subnormals: steps of 2^-9),
+// so a mantissa that rounds up to 16 carries into the next exponent.
+uint8_t E4m3FromF32(float a) {
+  const uint8_t sign = std::signbit(a) ? 0x80 : 0;
+  a = std::fabs(a);
+  if (a < std::ldexp(1.0f, -6)) return sign | static_cast<uint8_t>(std::nearbyint(std::ldexp(a, 9)));
+  int e = 0;
+  std::frexp(a, &e);  // a = f * 2^e, f in [0.5, 1): the binade's exponent is e - 1
+  const int q = static_cast<int>(std::nearbyint(std::ldexp(a, 3 - (e - 1))));  // in [8, 16]
+  return sign | static_cast<uint8_t>((e - 1 + 7) * 8 + q - 8);
+}
+
 StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p) {
   const auto* weight = Get(ckpt, p + ".weight");
   if (weight == nullptr || weight->shape.size() != 2 || weight->dtype != safetensors::Dtype::kF8E4M3) {
@@ -452,10 +465,21 @@ StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckp
 
 }  // namespace
 
+RepackedMatrix QuantizeFp8AtLoad(const float* w, int64_t out, int64_t in) {
+  float max_abs = 0.0f;
+  for (int64_t k = 0; k < out * in; ++k) max_abs = std::max(max_abs, std::fabs(w[k]));
+  const float scale = max_abs / 448.0f;
+  const float inverse = scale > 0.0f ? 1.0f / scale : 0.0f;
+  return RequantizeQ8_0(out, in, [&](int64_t o, int64_t i) {
+    const float v = std::clamp(w[o * in + i] * inverse, -448.0f, 448.0f);
+    return E4m3ToF32(E4m3FromF32(v)) * scale;
+  });
+}
+
 std::string RepackedLayout(const QuantScheme& s) {
   switch (s.format) {
     case QuantFormat::kAwq: return "Q4_1";
-    case QuantFormat::kFp8: return "Q8_0 (requantized from e4m3)";
+    case QuantFormat::kFp8: return s.at_load ? "Q8_0" : "Q8_0 (requantized from e4m3)";
     case QuantFormat::kGptq:
       if (!s.symmetric) return s.bits == 4 ? "Q4_1" : "Q8_0 (blocks whose q - z overflow a byte requantized)";
       break;

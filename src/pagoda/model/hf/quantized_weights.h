@@ -53,6 +53,7 @@ struct QuantScheme {
   int64_t group_size = 0;  // 0: one group per row (per channel)
   bool gptq_v1 = true;     // GPTQ v1 stores each zero point minus one
   bool symmetric = true;   // GPTQ's sym: every zero point is 2^(bits-1)
+  bool at_load = false;    // --quantization fp8 of a float checkpoint
 };
 
 // The GGML block type the scheme's layers are repacked into, as the
@@ -75,6 +76,12 @@ struct RepackedMatrix {
   // Column k holds input channel input_order[k]; empty when k itself.
   std::vector<int32_t> input_order;
 };
+
+// --quantization fp8 of a float checkpoint, as vLLM quantizes one at load:
+// scale = max|w| / 448 over the tensor, q = e4m3(clamp(w * (1 / scale))),
+// round to nearest even; then requantized to Q8_0 as FP8 checkpoints are.
+// `w` is [out][in] f32.
+RepackedMatrix QuantizeFp8AtLoad(const float* w, int64_t out, int64_t in);
 
 StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& checkpoint, const std::string& prefix,
                                       const QuantScheme& scheme);
