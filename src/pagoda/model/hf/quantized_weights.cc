@@ -271,7 +271,7 @@ RepackedMatrix PackQ8_0WithZeroPoints(int64_t out, int64_t in, const QFn& q, con
 // identity), so every 32-element block lies in one group, and MatMul
 // gathers its input into the same order.
 StatusOr<std::vector<int32_t>> GptqGroups(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
-                                          int64_t in, int64_t group, std::vector<int32_t>& order) {
+                                          int64_t in, int64_t group, int64_t groups, std::vector<int32_t>& order) {
   const auto* stored = Get(ckpt, p + ".g_idx");
   if (stored != nullptr && (stored->dtype != safetensors::Dtype::kI32 || stored->shape != std::vector<int64_t>{in})) {
     return InvalidArgumentError(fmt::format("{}.g_idx must be I32 [{}]", p, in));
@@ -279,8 +279,8 @@ StatusOr<std::vector<int32_t>> GptqGroups(const safetensors::SafetensorsCheckpoi
   std::vector<int32_t> g_idx(static_cast<size_t>(in));
   for (int64_t i = 0; i < in; ++i) {
     g_idx[i] = stored != nullptr ? At<int32_t>(*stored, i) : static_cast<int32_t>(i / group);
-    if (g_idx[i] < 0 || g_idx[i] >= in / group) {
-      return InvalidArgumentError(fmt::format("{}.g_idx[{}] = {} is not one of its {} groups", p, i, g_idx[i], in / group));
+    if (g_idx[i] < 0 || g_idx[i] >= groups) {
+      return InvalidArgumentError(fmt::format("{}.g_idx[{}] = {} is not one of its {} groups", p, i, g_idx[i], groups));
     }
   }
   order.resize(static_cast<size_t>(in));
@@ -306,15 +306,17 @@ StatusOr<RepackedMatrix> RepackGptq(const safetensors::SafetensorsCheckpoint& ck
   const int64_t out = qweight->shape[1];
   const int64_t in = qweight->shape[0] * 32 / s.bits;
   const int64_t group = s.group_size == 0 ? in : s.group_size;
-  if (in % group != 0 || in % kQuantBlock != 0 || out * s.bits % 32 != 0) {
-    return InvalidArgumentError(fmt::format("{}: {} inputs and {} outputs do not fill groups of {}", p, in, out, group));
+  // The last group may be short (576 inputs in groups of 128: four and a
+  // half), as GPTQ quantizers allow; each 32-element block still lies in one.
+  if (in % kQuantBlock != 0 || out * s.bits % 32 != 0) {
+    return InvalidArgumentError(fmt::format("{}: {} inputs and {} outputs are not whole blocks of 32", p, in, out));
   }
-  const int64_t groups = in / group;
+  const int64_t groups = (in + group - 1) / group;
   const int64_t zero_words = out * s.bits / 32;
   PAGODA_ASSIGN_OR_RETURN(const auto* scales, Need(ckpt, p + ".scales", safetensors::Dtype::kF16, {groups, out}));
   PAGODA_ASSIGN_OR_RETURN(const auto* qzeros, Need(ckpt, p + ".qzeros", safetensors::Dtype::kI32, {groups, zero_words}));
   std::vector<int32_t> order;
-  PAGODA_ASSIGN_OR_RETURN(const std::vector<int32_t> g_idx, GptqGroups(ckpt, p, in, group, order));
+  PAGODA_ASSIGN_OR_RETURN(const std::vector<int32_t> g_idx, GptqGroups(ckpt, p, in, group, groups, order));
   // Column j of the repacked matrix is input channel channel(j).
   const auto channel = [&](int64_t j) { return order.empty() ? j : static_cast<int64_t>(order[j]); };
   const auto q = [&](int64_t o, int64_t j) {
