@@ -4,7 +4,8 @@
 tool call arguments given to the template as objects."""
 
 import json
-from typing import Any, Dict, List
+import re
+from typing import Any, Dict, List, Optional
 
 _ROLES = ("system", "user", "assistant", "tool", "developer")
 
@@ -69,10 +70,25 @@ def conversations(messages) -> List[List[Dict[str, Any]]]:
     return [messages]
 
 
-def prepare(conversation, content_format: str = "auto") -> List[Dict[str, Any]]:
-    """The messages of one conversation as the chat template gets them."""
+# A template loop over a message's content ("{% for part in message['content'] %}",
+# "... in m.content"), which vLLM's "auto" content format detects in the
+# template's syntax tree to give the template the list of parts.
+_CONTENT_LOOP = re.compile(r"\{%-?\s*for\s+\w+\s+in\s+\w+(?:\[\s*['\"]content['\"]\s*\]|\.content\b)")
+
+
+def detect_content_format(template: Optional[str]) -> str:
+    """vLLM's "auto" content format: "openai" when the chat template loops over
+    a message's content (a list of parts), else "string"."""
+    return "openai" if template and _CONTENT_LOOP.search(template) else "string"
+
+
+def prepare(conversation, content_format: str = "auto", template: Optional[str] = None) -> List[Dict[str, Any]]:
+    """The messages of one conversation as the chat template (`template`, the
+    text that decides the "auto" content format) gets them."""
     if content_format not in ("auto", "string", "openai"):
         raise ValueError(f"chat_template_content_format must be 'auto', 'string' or 'openai', got {content_format!r}")
+    if content_format == "auto":
+        content_format = detect_content_format(template)
     if not isinstance(conversation, list) or not conversation:
         raise ValueError("a conversation must be a non-empty list of messages")
     return [_message(m, f"messages[{i}]", content_format) for i, m in enumerate(conversation)]

@@ -163,8 +163,9 @@ class LLM(_pagoda.LLM):
         rendered with the model's chat template (or `chat_template`, the
         template's text) by Pagoda's Jinja engine, tokenized without adding
         special tokens, and generated from. Content is text, or a list of text
-        parts joined by newlines ("auto" and "string" content formats; "openai"
-        gives the template the list of parts)."""
+        parts joined by newlines ("string" content format) or given to the
+        template as the list ("openai"); "auto" picks "openai" when the
+        template loops over a message's content, as vLLM does."""
         if lora_request is not None:
             raise ValueError("lora_request is not supported: Pagoda has no LoRA adapters")
         if mm_processor_kwargs is not None:
@@ -175,7 +176,8 @@ class LLM(_pagoda.LLM):
         prompts = []
         for conversation in chat_messages.conversations(messages):
             text = tokenizer.apply_chat_template(
-                chat_messages.prepare(conversation, chat_template_content_format),
+                chat_messages.prepare(conversation, chat_template_content_format,
+                                      chat_template if chat_template is not None else tokenizer.chat_template),
                 tools=tools,
                 chat_template=chat_template,
                 add_generation_prompt=add_generation_prompt,

@@ -235,6 +235,16 @@ def test_chat_options(pagoda, llms):
     [with_tools] = llm.chat(messages, greedy(pagoda, 1), use_tqdm=False, tools=tools,
                             chat_template="{% for t in tools %}{{ t.function.name }};{% endfor %}")
     assert with_tools.prompt == "get_weather;"
+    # Content formats: "auto" gives a template that loops over the content the
+    # list of parts (vLLM's detection), and one that prints it the joined text.
+    parts = [{"role": "user", "content": [{"type": "text", "text": "a"}, {"type": "text", "text": "b"}]}]
+    looping = "{% for m in messages %}{% for p in m['content'] %}<{{ p.text }}>{% endfor %}{% endfor %}"
+    printing = "{% for m in messages %}[{{ m.content }}]{% endfor %}"
+    for template, fmt, want in [(looping, "auto", "<a><b>"), (printing, "auto", "[a\nb]"),
+                                (looping, "openai", "<a><b>"), (printing, "string", "[a\nb]")]:
+        [out] = llm.chat(parts, greedy(pagoda, 1), use_tqdm=False, chat_template=template,
+                         chat_template_content_format=fmt)
+        assert out.prompt == want, (template, fmt)
     with pytest.raises(ValueError, match="continue_final_message"):
         llm.chat(messages, continue_final_message=True, use_tqdm=False)
     with pytest.raises(ValueError, match="image_url"):
