@@ -163,3 +163,8 @@ def test_quantization_fp8_quantizes_a_float_checkpoint_at_load(tmp_path):
     finally:
         assert s.stop() == 0, s.log()
     assert "only fp8 quantizes a float checkpoint at load" in refusal(str(HF / "qwen2-bf16"), "--quantization", "gptq")
+    # generate takes the flag too.
+    r = subprocess.run([str(PAGODA_BIN), "generate", "--model", str(HF / "qwen2-bf16"), "-q", "fp8", "--prompt", "a",
+                        "--max-tokens", "2", "--temperature", "0"], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    assert "layers quantized to FP8 at load" in r.stderr

@@ -28,6 +28,7 @@ struct GenerateArgs {
   bool ignore_eos = false;
   std::string kv_cache_dtype = "f16";
   std::string dtype = "auto";
+  std::string quantization;
 };
 
 // An engine for one sequence of up to `total` tokens: max_model_len and
@@ -46,6 +47,7 @@ StatusOr<EngineConfig> OneRequestEngine(const GenerateArgs& args, const ModelCon
 ModelLoadOptions LoadOptions(const GenerateArgs& args) {
   ModelLoadOptions options;
   options.dtype = args.dtype;
+  options.quantization = args.quantization;
   return options;
 }
 
@@ -125,6 +127,9 @@ void RegisterGenerate(CLI::App& app, Command& command) {
   sub->add_option("--model", args->model, "GGUF model file or Hugging Face directory (default: the default model)");
   sub->add_option("--dtype", args->dtype, "A Hugging Face checkpoint's weights: auto, bfloat16, float16 or float32")
       ->capture_default_str();
+  sub->add_option("-q,--quantization", args->quantization,
+                  "As serve's: the checkpoint's own method (default), or fp8 to quantize a float Hugging Face "
+                  "checkpoint at load");
   sub->add_option("--prompt", args->prompt, "Prompt text; special-token strings are recognized")->required();
   sub->add_option("--max-tokens", args->max_tokens, "Tokens to generate at most")->capture_default_str();
   sub->add_option("--temperature", args->temperature, "0 = greedy")->capture_default_str();

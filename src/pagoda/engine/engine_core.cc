@@ -242,6 +242,8 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   const int64_t kv_bytes_per_token = KvCacheBytesPerToken(mc, config.kv_cache_dtype);
   spdlog::info("model: {}; {} architecture, {} weight bytes ({}), {} KV cache bytes per token", loaded_description,
                mc.architecture, weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);
+  spdlog::info("kernels: {} ({}), {} threads", core->compute_->kernels().name, core->compute_->kernels().summary,
+               core->pool_->num_threads());
   const int64_t num_tokens = num_blocks * config.block_size;
   const int64_t blocks_per_request = core->scheduler_->kv_cache().MaxBlocksPerSequence(
       max_model_len, config.max_num_batched_tokens);

@@ -102,11 +102,12 @@ void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cach
 // versions; only MatMul and attention have per-ISA code.
 // A set: its own MatMul, attention and sampler reductions, and the reference
 // row kernels every set shares.
-constexpr KernelSet MakeSet(const char* name, decltype(KernelSet::matmul) matmul,
+constexpr KernelSet MakeSet(const char* name, const char* summary, decltype(KernelSet::matmul) matmul,
                             decltype(KernelSet::paged_attention) attention, const RowOps* rows,
                             const SimdMatMulOps* simd) {
   KernelSet set{};
   set.name = name;
+  set.summary = summary;
   set.matmul = matmul;
   set.embedding_lookup = reference::EmbeddingLookup;
   set.rms_norm = reference::RmsNorm;
@@ -125,11 +126,15 @@ constexpr KernelSet MakeSet(const char* name, decltype(KernelSet::matmul) matmul
   return set;
 }
 
-constexpr KernelSet kScalar = MakeSet("scalar", ScalarMatMul, ScalarAttention, &reference::kRowOps, nullptr);
-constexpr KernelSet kAvx2 = MakeSet("avx2", Avx2MatMul, Avx2Attention, &avx2::kRowOps, &kAvx2MatMul);
-constexpr KernelSet kAvx512 = MakeSet("avx512", Avx512MatMul, Avx512Attention, &avx2::kRowOps, &kAvx512MatMul);
+constexpr KernelSet kScalar =
+    MakeSet("scalar", "the scalar reference kernels", ScalarMatMul, ScalarAttention, &reference::kRowOps, nullptr);
+constexpr KernelSet kAvx2 =
+    MakeSet("avx2", "AVX2 and FMA", Avx2MatMul, Avx2Attention, &avx2::kRowOps, &kAvx2MatMul);
+constexpr KernelSet kAvx512 = MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32", Avx512MatMul,
+                                      Avx512Attention, &avx2::kRowOps, &kAvx512MatMul);
 constexpr KernelSet kAvx512Bf16 =
-    MakeSet("avx512bf16", Avx512Bf16MatMul, Avx512Attention, &avx2::kRowOps, &kAvx512Bf16MatMul);
+    MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights through AVX512-BF16's VDPBF16PS", Avx512Bf16MatMul,
+            Avx512Attention, &avx2::kRowOps, &kAvx512Bf16MatMul);
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

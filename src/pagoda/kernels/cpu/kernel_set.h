@@ -13,7 +13,8 @@
 namespace pagoda::kernels::cpu {
 
 struct KernelSet {
-  const char* name;  // "scalar", "avx2", "avx512", "avx512bf16"
+  const char* name;     // "scalar", "avx2", "avx512", "avx512bf16"
+  const char* summary;  // what it runs on, for the start-up log
   void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx);
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
   void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
