@@ -10,13 +10,16 @@
 // the f32 sums (within 1e-5 of the sum of |w * x|; the test states the bound).
 //
 // Batch invariance: every output is one fixed sequence of VDPBF16PS over its
-// row pair (one accumulator: w * hi, then w * lo, per 32 elements; folded at
-// the end), whatever m, the tile it lands in, or the thread count.
+// row pair (two accumulators, w * hi and w * lo, per 32 elements; added and
+// folded at the end), whatever m, the tile it lands in, or the thread count.
 //
-// Speed (docs/performance.md): on the Zen 5 machine the default model's
-// prompts run about 1.1-1.25x faster than with the widening kernel, but
-// decode, which streams 4 interleaved weight rows from memory, runs about
-// 0.7x; so this set is not the default (kernel_set.cc).
+// Speed (docs/performance.md): decode streams the weights from memory, one
+// row at a time as the widening kernel does (interleaving 4 rows ran at
+// 0.7x), and its two chains keep up with that stream; batches of 3 or more
+// rows share each x load among 2 weight rows. On the Zen 5 machine the
+// default model's prompts run 1.06-1.22x faster than with the widening
+// kernel and decode as fast, so this set is the default where the CPU has
+// AVX512-BF16 (kernel_set.cc).
 // GCC 12 reports its own intrinsics' _mm*_undefined_* placeholders (which
 // initialize a variable from itself by design) as maybe-uninitialized once
 // they are inlined into this unit's loops: a known false positive.
@@ -40,6 +43,8 @@ inline __m512bh Load32(const uint16_t* p, __mmask32 mask) {
 
 inline __mmask32 First32(int64_t n) { return n >= 32 ? ~__mmask32{0} : (__mmask32{1} << n) - 1; }
 
+constexpr int kPanel = 2;  // weight rows per tile when m >= 3 (4 x 2 x 2 accumulators)
+
 // Row i of x as its bf16 parts: hi[c] = bf16(x[c]), lo[c] = bf16(x[c] - hi[c]).
 void SplitRow(const float* x, int64_t k, uint16_t* hi, uint16_t* lo) {
   for (int64_t c = 0; c < k; c += 16) {
@@ -54,27 +59,42 @@ void SplitRow(const float* x, int64_t k, uint16_t* hi, uint16_t* lo) {
 }
 
 // y[r * ldy + c] for R split x rows (hi and lo, `k` elements per row) by C
-// weight rows: one accumulator per output takes w * hi, then w * lo, for
-// each 32 elements, and is folded at the end. R + C loads feed 2 * R * C
-// VDPBF16PS.
+// weight rows. Each output keeps two accumulators, one for w * hi and one
+// for w * lo, so that even one x row against one weight row runs two
+// independent VDPBF16PS chains; they are added and folded at the end. That
+// sequence is the same for every R and C, so the tile shape may follow m
+// without breaking batch invariance. The loops over R and C are unrolled
+// outright: left as loops, GCC stores the accumulators to the stack every
+// step, which halved the speed.
 template <int R, int C>
 void Tile(const uint16_t* const* rows, const uint16_t* hi, const uint16_t* lo, int64_t k, float* y, int64_t ldy) {
-  __m512 acc[R][C];
+  // acc[r][2c]: w * hi, acc[r][2c + 1]: w * lo.
+  __m512 acc[R][2 * C];
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < C; ++c) acc[r][c] = _mm512_setzero_ps();
+#pragma GCC unroll 16
+    for (int c = 0; c < 2 * C; ++c) acc[r][c] = _mm512_setzero_ps();
   }
   for (int64_t i = 0; i < k; i += 32) {
     const __mmask32 mask = First32(k - i);
     __m512bh wv[C];
+#pragma GCC unroll 16
     for (int c = 0; c < C; ++c) wv[c] = Load32(rows[c] + i, mask);
+#pragma GCC unroll 16
     for (int r = 0; r < R; ++r) {
       const __m512bh xh = Load32(hi + r * k + i, mask);
       const __m512bh xl = Load32(lo + r * k + i, mask);
-      for (int c = 0; c < C; ++c) acc[r][c] = _mm512_dpbf16_ps(_mm512_dpbf16_ps(acc[r][c], wv[c], xh), wv[c], xl);
+#pragma GCC unroll 16
+      for (int c = 0; c < C; ++c) {
+        acc[r][2 * c] = _mm512_dpbf16_ps(acc[r][2 * c], wv[c], xh);
+        acc[r][2 * c + 1] = _mm512_dpbf16_ps(acc[r][2 * c + 1], wv[c], xl);
+      }
     }
   }
+#pragma GCC unroll 16
   for (int r = 0; r < R; ++r) {
-    for (int c = 0; c < C; ++c) y[r * ldy + c] = Fold16(acc[r][c]);
+#pragma GCC unroll 16
+    for (int c = 0; c < C; ++c) y[r * ldy + c] = Fold16(_mm512_add_ps(acc[r][2 * c], acc[r][2 * c + 1]));
   }
 }
 
@@ -102,13 +122,18 @@ void PanelsBF16Dot(const float* x, int64_t m, const MatrixView& w, int64_t row_b
   uint16_t* hi = split.data();
   uint16_t* lo = hi + m * k;
   for (int64_t i = 0; i < m; ++i) SplitRow(x + i * k, k, hi + i * k, lo + i * k);
-  // Each x load is shared across 4 weight rows (one row at a time for the last few).
   const auto* weights = static_cast<const uint16_t*>(w.data);
-  const uint16_t* rows[4];
+  const uint16_t* rows[kPanel];
   int64_t j = row_begin;
-  for (; j + 4 <= row_end; j += 4) {
-    for (int c = 0; c < 4; ++c) rows[c] = weights + (j + c) * k;
-    RowGroup<4>(rows, hi, lo, m, k, y + j, w.rows);
+  // Decode (m < 3) is bound by reading the weights from memory: one weight
+  // row at a time keeps that a single stream, which the hardware
+  // prefetchers follow (4 interleaved rows ran at half the speed). Larger
+  // batches are bound by the arithmetic: kPanel weight rows share each x load.
+  if (m >= 3) {
+    for (; j + kPanel <= row_end; j += kPanel) {
+      for (int c = 0; c < kPanel; ++c) rows[c] = weights + (j + c) * k;
+      RowGroup<kPanel>(rows, hi, lo, m, k, y + j, w.rows);
+    }
   }
   for (; j < row_end; ++j) {
     rows[0] = weights + j * k;
