@@ -4,6 +4,7 @@
 #include <fmt/ranges.h>
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -421,27 +422,42 @@ StatusOr<RepackedMatrix> RepackAwq(const safetensors::SafetensorsCheckpoint& ckp
 }
 
 // e4m3fn: sign, 4 exponent bits (bias 7), 3 mantissa bits; no infinities,
-// 0x7F and 0xFF are NaN.
-float E4m3ToF32(uint8_t v) {
-  const float sign = (v & 0x80) ? -1.0f : 1.0f;
+// 0x7F and 0xFF are NaN. Powers of two by repeated halving and doubling,
+// exact in float, so the table is built at compile time.
+constexpr float E4m3Value(uint8_t v) {
   const int exponent = (v >> 3) & 15;
   const int mantissa = v & 7;
   if (exponent == 15 && mantissa == 7) return std::numeric_limits<float>::quiet_NaN();
-  if (exponent == 0) return sign * std::ldexp(static_cast<float>(mantissa) / 8.0f, -6);
-  return sign * std::ldexp(1.0f + static_cast<float>(mantissa) / 8.0f, exponent - 7);
+  float value = exponent == 0 ? static_cast<float>(mantissa) / 8.0f : 1.0f + static_cast<float>(mantissa) / 8.0f;
+  for (int e = exponent == 0 ? 1 : exponent; e < 7; ++e) value /= 2.0f;  // subnormals share exponent 1's scale
+  for (int e = 7; e < exponent; ++e) value *= 2.0f;
+  return (v & 0x80) ? -value : value;
 }
+
+constexpr std::array<float, 256> kE4m3Values = [] {
+  std::array<float, 256> t{};
+  for (int c = 0; c < 256; ++c) t[c] = E4m3Value(static_cast<uint8_t>(c));
+  return t;
+}();
+
+inline float E4m3ToF32(uint8_t v) { return kE4m3Values[v]; }
 
 // Round-to-nearest-even e4m3fn of |a| <= 448. Codes are monotone in the
 // value and evenly spaced within each binade (subnormals: steps of 2^-9),
-// so a mantissa that rounds up to 16 carries into the next exponent.
+// so a mantissa that rounds up carries into the next exponent.
 uint8_t E4m3FromF32(float a) {
   const uint8_t sign = std::signbit(a) ? 0x80 : 0;
   a = std::fabs(a);
-  if (a < std::ldexp(1.0f, -6)) return sign | static_cast<uint8_t>(std::nearbyint(std::ldexp(a, 9)));
-  int e = 0;
-  std::frexp(a, &e);  // a = f * 2^e, f in [0.5, 1): the binade's exponent is e - 1
-  const int q = static_cast<int>(std::nearbyint(std::ldexp(a, 3 - (e - 1))));  // in [8, 16]
-  return sign | static_cast<uint8_t>((e - 1 + 7) * 8 + q - 8);
+  if (a < 0x1p-6f) return sign | static_cast<uint8_t>(std::nearbyint(a * 0x1p9f));  // exact scaling
+  uint32_t bits;
+  std::memcpy(&bits, &a, sizeof(bits));
+  // Binade 2^e with e >= -6: code (e + 7) * 8 + the top 3 of the 23
+  // mantissa bits, rounded to nearest even on the 20 below.
+  const uint32_t e = (bits >> 23) - 127 + 7;
+  const uint32_t top = (bits >> 20) & 7;
+  const uint32_t rest = bits & 0xFFFFF;
+  const uint32_t up = rest > 0x80000 || (rest == 0x80000 && (top & 1)) ? 1 : 0;
+  return sign | static_cast<uint8_t>(e * 8 + top + up);
 }
 
 StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p) {
@@ -460,9 +476,9 @@ StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckp
   for (int64_t k = 0; k < scales->num_elements(); ++k) {
     if (!std::isfinite(FloatAt(*scales, k))) return InvalidArgumentError(p + ".weight_scale is not a finite float");
   }
-  return RequantizeQ8_0(out, in, [&](int64_t o, int64_t i) {
-    return E4m3ToF32(weight->data[o * in + i]) * FloatAt(*scales, per_tensor ? 0 : o);
-  });
+  std::vector<float> row_scale(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) row_scale[o] = FloatAt(*scales, per_tensor ? 0 : o);
+  return RequantizeQ8_0(out, in, [&](int64_t o, int64_t i) { return E4m3ToF32(weight->data[o * in + i]) * row_scale[o]; });
 }
 
 }  // namespace
