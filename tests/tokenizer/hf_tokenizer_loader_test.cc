@@ -94,5 +94,28 @@ TEST(HfChatTemplateTest, FoundWhereTransformersFindsIt) {
   EXPECT_FALSE(none->has_value());
 }
 
+// Added tokens flagged lstrip/rstrip take the whitespace beside them, as HF
+// tokenizers does: tests/fixtures/hf_tokenizer_strip (make_strip_cases.py
+// there) flags the specials of two tiny tokenizers and records tokenizers'
+// ids for texts with every kind of whitespace next to them.
+TEST(HfTokenizerStripTest, AddedTokensTakeTheirWhitespaceAsHuggingFaceDoes) {
+  const fs::path dir = fs::path(PAGODA_FIXTURES_DIR) / "hf_tokenizer_strip";
+  std::ifstream in(dir / "cases.json");
+  ASSERT_TRUE(in.good());
+  const json cases = json::parse(in);
+  int checked = 0;
+  for (const auto& [base, entry] : cases["bases"].items()) {
+    auto loaded = LoadTokenizerFromHf((dir / base).string());
+    ASSERT_TRUE(loaded.ok()) << base << ": " << loaded.status().ToString();
+    for (const json& c : entry["cases"]) {
+      const std::string text = c["text"];
+      EXPECT_EQ((*loaded)->Encode(text, {.add_special = false}), c["ids"].get<std::vector<TokenId>>())
+          << base << " " << json(text).dump();
+      ++checked;
+    }
+  }
+  EXPECT_GT(checked, 100);
+}
+
 }  // namespace
 }  // namespace pagoda::tokenizer

@@ -1,7 +1,9 @@
 // Finds added tokens (special and user-defined vocabulary entries that are
 // matched verbatim) in text before pre-tokenization. Like Hugging Face's
 // AddedVocabulary, the scan takes the leftmost match, and the longest token
-// among those starting there.
+// among those starting there; a token flagged lstrip or rstrip also takes
+// the whitespace (Unicode White_Space, as Rust's char::is_whitespace) before
+// or after it, back to the previous match at most.
 #pragma once
 
 #include <string>
@@ -18,6 +20,8 @@ class AddedTokenMatcher {
     std::string text;
     TokenId id;
     bool special;  // a kControl token: only matched when parsing special tokens
+    bool lstrip = false;
+    bool rstrip = false;
   };
 
   // A text segment: either a run of ordinary text (id < 0) or one added token.

@@ -110,8 +110,15 @@ class SpecBuilder {
       if (!a.contains("id") || !a["id"].is_number_integer() || !a.contains("content") || !a["content"].is_string()) {
         return DataLossError("tokenizer.json: added token without id or content: " + a.dump());
       }
-      entries.emplace_back(a["id"].get<TokenId>(), a["content"].get<std::string>());
-      added_type_[a["id"].get<TokenId>()] = IsTrue(a, "special") ? TokenType::kControl : TokenType::kUserDefined;
+      const TokenId id = a["id"].get<TokenId>();
+      entries.emplace_back(id, a["content"].get<std::string>());
+      added_type_[id] = IsTrue(a, "special") ? TokenType::kControl : TokenType::kUserDefined;
+      if (IsTrue(a, "lstrip")) spec_.lstrip_ids.push_back(id);
+      if (IsTrue(a, "rstrip")) spec_.rstrip_ids.push_back(id);
+      if (IsTrue(a, "single_word")) {
+        return UnimplementedError("tokenizer.json: added token '" + a["content"].get<std::string>() +
+                                  "' has single_word, which is not supported yet");
+      }
     }
     TokenId max_id = -1;
     for (const auto& [id, text] : entries) {

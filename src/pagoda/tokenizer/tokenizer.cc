@@ -1,5 +1,7 @@
 #include "pagoda/tokenizer/tokenizer.h"
 
+#include <algorithm>
+
 #include "pagoda/base/check.h"
 #include "pagoda/tokenizer/byte_level.h"
 #include "pagoda/tokenizer/nfc.h"
@@ -66,7 +68,10 @@ StatusOr<std::unique_ptr<Tokenizer>> Tokenizer::Create(const TokenizerSpec& spec
       std::optional<std::string> bytes = VocabTextToBytes(text);
       pieces[i] = bytes ? std::move(*bytes) : text;
     }
-    if (IsAddedType(type)) added.push_back({text, id, IsSpecialType(type)});
+    if (IsAddedType(type)) {
+      const auto listed = [&](const std::vector<TokenId>& ids) { return std::find(ids.begin(), ids.end(), id) != ids.end(); };
+      added.push_back({text, id, IsSpecialType(type), listed(spec.lstrip_ids), listed(spec.rstrip_ids)});
+    }
   }
   std::optional<BpeModel> bpe;
   std::optional<SpmModel> spm_model;

@@ -62,6 +62,11 @@ struct TokenizerSpec {
   std::optional<TokenId> pad_id;
   bool add_bos = false;
   bool add_eos = false;
+  // Added tokens that take the whitespace before (lstrip) or after (rstrip)
+  // them into their match, as Hugging Face's AddedToken flags say: that
+  // whitespace is not tokenized (Phi-3's "<|user|>\n").
+  std::vector<TokenId> lstrip_ids;
+  std::vector<TokenId> rstrip_ids;
 };
 
 }  // namespace pagoda::tokenizer
