@@ -128,7 +128,8 @@ def test_generation_config_defaults_and_eos_ids(tmp_path):
 
 @pytest.mark.parametrize("checkpoint,method", [("gptq-4bit-sym-g128", "gptq"), ("ct-w8a8-int8", "compressed-tensors"),
                                                ("awq-4bit-g128", "awq"), ("fp8-dynamic", "fp8"),
-                                               ("gptq-4bit-asym-g64-actorder", "gptq")])
+                                               ("gptq-4bit-asym-g64-actorder", "gptq"), ("fp8-static", "fp8"),
+                                               ("fp8-block128", "fp8")])
 def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
     """GPTQ and compressed-tensors checkpoints (tests/fixtures/hf_quantized)
     load repacked into GGML blocks, with --quantization naming their method
@@ -143,6 +144,10 @@ def test_quantized_checkpoints_serve(tmp_path, checkpoint, method):
         assert f"{method} " in s.log() and "repacked into" in s.log()
         if "actorder" in checkpoint:
             assert "in act-order: inputs gathered into group order" in s.log(), s.log()
+        if "static" in checkpoint:
+            assert "static input scales not applied" in s.log(), s.log()
+        if "block" in checkpoint:
+            assert "block-wise e4m3" in s.log(), s.log()
     finally:
         assert s.stop() == 0, s.log()
     other = "gptq" if method == "awq" else "awq"

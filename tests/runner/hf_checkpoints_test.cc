@@ -249,7 +249,8 @@ INSTANTIATE_TEST_SUITE_P(Checkpoints, HfQuantizedTest,
                          ::testing::Values("gptq-4bit-sym-g128", "gptq-8bit-g128", "ct-w4a16-g128", "ct-w8a16",
                                            "ct-w8a8-int8", "awq-4bit-g128", "awq-4bit-g64", "fp8-dynamic",
                                            "ct-fp8-dynamic", "gptq-4bit-asym-g64-actorder",
-                                           "gptq-8bit-asym-g32-actorder"),
+                                           "gptq-8bit-asym-g32-actorder", "fp8-block128", "fp8-static",
+                                           "ct-fp8-block"),
                          [](const auto& info) {
                            std::string name = info.param;
                            std::replace(name.begin(), name.end(), '-', '_');

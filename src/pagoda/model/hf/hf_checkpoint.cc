@@ -197,9 +197,7 @@ StatusOr<std::set<std::string>> AddQuantizedLayers(const safetensors::Safetensor
                                                    const QuantScheme& scheme, const ConfigTranslation& t,
                                                    ViewBuilder& view) {
   std::set<std::string> used;
-  const std::string marker = scheme.format == QuantFormat::kGptq || scheme.format == QuantFormat::kAwq ? ".qweight"
-                             : scheme.format == QuantFormat::kCtPacked                              ? ".weight_packed"
-                                                                                                    : ".weight_scale";
+  const std::string marker = QuantMarker(scheme);
   // FP8 and int-quantized layers keep ".weight" for the quantized values: only
   // a layer with a scale is quantized.
   for (const auto& [name, tensor] : ckpt.tensors()) {
@@ -279,6 +277,9 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
                                                         "and held as {}", view.repacked(), RepackedLayout(*scheme))
                                           : fmt::format(", {} {} {}-bit layers repacked into {} at load", view.repacked(),
                                                         scheme->method, scheme->bits, RepackedLayout(*scheme));
+    if (scheme->static_activations) {
+      result.description += " (static input scales not applied: activations are quantized per 32 elements at run time)";
+    }
     if (view.reordered() > 0) {
       result.description += fmt::format(" ({} in act-order: inputs gathered into group order)", view.reordered());
     }

@@ -55,12 +55,26 @@ StatusOr<QuantScheme> ReadAwq(const ConfigReader& r, const json& c) {
   return s;
 }
 
-// vLLM's own fp8 checkpoints: e4m3 weights with a per-tensor scale.
+// A [rows, cols] block shape from a JSON pair of positive integers.
+Status ReadBlock(const ConfigReader& r, const std::string& key, const json& value, QuantScheme& s) {
+  if (!value.is_array() || value.size() != 2 || !value[0].is_number_integer() || !value[1].is_number_integer() ||
+      value[0].get<int64_t>() <= 0 || value[1].get<int64_t>() <= 0) {
+    return Refuse(r, key, value, " (two positive integers)");
+  }
+  s.block_rows = value[0].get<int64_t>();
+  s.block_cols = value[1].get<int64_t>();
+  return Status::Ok();
+}
+
+// vLLM's own fp8 checkpoints: e4m3 weights with a per-tensor scale, or
+// block-wise ones (weight_block_size, scales in weight_scale_inv).
 StatusOr<QuantScheme> ReadFp8(const ConfigReader& r, const json& c) {
   QuantScheme s{.format = QuantFormat::kFp8, .method = "fp8", .bits = 8};
   PAGODA_ASSIGN_OR_RETURN(const std::string activations, r.String("activation_scheme", "dynamic"));
-  if (activations != "dynamic") return Refuse(r, "activation_scheme", activations, " yet (static input scales)");
-  if (r.Has("weight_block_size")) return Refuse(r, "weight_block_size", c["weight_block_size"], " yet (block-wise FP8)");
+  if (activations != "dynamic" && activations != "static") return Refuse(r, "activation_scheme", activations, "");
+  s.static_activations = activations == "static";
+  const json& block = c.value("weight_block_size", json());
+  if (!block.is_null()) PAGODA_RETURN_IF_ERROR(ReadBlock(r, "weight_block_size", block, s));
   return s;
 }
 
@@ -95,21 +109,30 @@ StatusOr<QuantScheme> ReadCompressedTensors(const ConfigReader& r, const json& c
   if (s.bits != 4 && s.bits != 8) return Refuse(wr, "num_bits", w.value("num_bits", json()), " (4 or 8)");
   if (s.format != QuantFormat::kCtPacked && s.bits != 8) return Refuse(wr, "num_bits", s.bits, " with " + format);
   const std::string strategy = w.value("strategy", "");
-  if (strategy == "group") {
+  if (strategy == "block" && s.format == QuantFormat::kFp8) {
+    PAGODA_RETURN_IF_ERROR(ReadBlock(wr, "block_structure", w.value("block_structure", json()), s));
+  } else if (strategy == "group") {
     const json& size = w.value("group_size", json());
     if (!size.is_number_integer() || size.get<int64_t>() <= 0 || size.get<int64_t>() % 32) {
       return Refuse(wr, "group_size", size, " (a multiple of 32)");
     }
     s.group_size = size.get<int64_t>();
   } else if (strategy != "channel" && !(strategy == "tensor" && s.format == QuantFormat::kFp8)) {
-    return Refuse(wr, "strategy", strategy, " (group or channel)");
+    return Refuse(wr, "strategy", strategy, " (group or channel; tensor or block for FP8)");
   }
   const json& in = g.value("input_activations", json());
   if (!in.is_null()) {
-    const bool dynamic_8bit = in.value("dynamic", false) == true && in.value("num_bits", 0) == 8 &&
-                              in.value("type", "") == type && in.value("symmetric", false) == true &&
-                              (in.value("strategy", "") == "token" || in.value("strategy", "") == "tensor");
-    if (!dynamic_8bit) return Refuse(gr, "input_activations", in, " (only dynamic 8-bit, per token or tensor)");
+    const std::string in_strategy = in.value("strategy", "");
+    const bool dynamic = in.value("dynamic", false) == true;
+    const bool eight_bit = in.value("num_bits", 0) == 8 && in.value("type", "") == type && in.value("symmetric", false) == true;
+    // Dynamic per token, tensor or (FP8_BLOCK) group; static per tensor for FP8 only.
+    const bool dynamic_ok = dynamic && (in_strategy == "token" || in_strategy == "tensor" ||
+                                        (in_strategy == "group" && s.format == QuantFormat::kFp8));
+    const bool static_ok = !dynamic && in_strategy == "tensor" && s.format == QuantFormat::kFp8;
+    if (!eight_bit || (!dynamic_ok && !static_ok)) {
+      return Refuse(gr, "input_activations", in, " (8-bit, dynamic per token or tensor, or for FP8 per group or static per tensor)");
+    }
+    s.static_activations = static_ok;
   }
   if (!g.value("output_activations", json()).is_null()) return Refuse(gr, "output_activations", g["output_activations"], "");
   if (!c.value("kv_cache_scheme", json()).is_null()) return Refuse(r, "kv_cache_scheme", c["kv_cache_scheme"], "");
@@ -460,7 +483,8 @@ uint8_t E4m3FromF32(float a) {
   return sign | static_cast<uint8_t>(e * 8 + top + up);
 }
 
-StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p) {
+StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& p,
+                                   const QuantScheme& s) {
   const auto* weight = Get(ckpt, p + ".weight");
   if (weight == nullptr || weight->shape.size() != 2 || weight->dtype != safetensors::Dtype::kF8E4M3) {
     return InvalidArgumentError(p + ".weight of an FP8 layer must be 2-D F8_E4M3");
@@ -468,13 +492,34 @@ StatusOr<RepackedMatrix> RepackFp8(const safetensors::SafetensorsCheckpoint& ckp
   const int64_t out = weight->shape[0];
   const int64_t in = weight->shape[1];
   if (in % kQuantBlock != 0) return InvalidArgumentError(fmt::format("{}: {} inputs are not whole blocks of 32", p, in));
-  const auto* scales = Get(ckpt, p + ".weight_scale");
-  const bool per_tensor = scales != nullptr && scales->num_elements() == 1;
-  if (scales == nullptr || !(per_tensor || scales->shape == std::vector<int64_t>{out, 1})) {
-    return InvalidArgumentError(p + ".weight_scale is missing or neither per tensor nor [out, 1]");
-  }
+  const std::string scale_name = p + QuantMarker(s);
+  const auto* scales = Get(ckpt, scale_name);
+  if (scales == nullptr) return InvalidArgumentError(scale_name + " is missing");
   for (int64_t k = 0; k < scales->num_elements(); ++k) {
-    if (!std::isfinite(FloatAt(*scales, k))) return InvalidArgumentError(p + ".weight_scale is not a finite float");
+    if (!std::isfinite(FloatAt(*scales, k))) return InvalidArgumentError(scale_name + " is not a finite float");
+  }
+  if (s.static_activations) {
+    const auto* input_scale = Get(ckpt, p + ".input_scale");
+    if (input_scale == nullptr || input_scale->num_elements() != 1 || !(FloatAt(*input_scale, 0) > 0.0f)) {
+      return InvalidArgumentError(p + ".input_scale must be one positive float (static activation scheme)");
+    }
+  }
+  if (s.block_rows > 0) {
+    // One scale per block_rows x block_cols block, the last ones partial.
+    const int64_t row_blocks = (out + s.block_rows - 1) / s.block_rows;
+    const int64_t col_blocks = (in + s.block_cols - 1) / s.block_cols;
+    if (scales->shape != std::vector<int64_t>{row_blocks, col_blocks}) {
+      return InvalidArgumentError(fmt::format("{} is [{}], expected [{}, {}] for blocks of {}x{}", scale_name,
+                                              fmt::join(scales->shape, ", "), row_blocks, col_blocks, s.block_rows,
+                                              s.block_cols));
+    }
+    return RequantizeQ8_0(out, in, [&](int64_t o, int64_t i) {
+      return E4m3ToF32(weight->data[o * in + i]) * FloatAt(*scales, (o / s.block_rows) * col_blocks + i / s.block_cols);
+    });
+  }
+  const bool per_tensor = scales->num_elements() == 1;
+  if (!per_tensor && scales->shape != std::vector<int64_t>{out, 1}) {
+    return InvalidArgumentError(scale_name + " is neither per tensor nor [out, 1]");
   }
   std::vector<float> row_scale(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) row_scale[o] = FloatAt(*scales, per_tensor ? 0 : o);
@@ -497,7 +542,8 @@ RepackedMatrix QuantizeFp8AtLoad(const float* w, int64_t out, int64_t in) {
 std::string RepackedLayout(const QuantScheme& s) {
   switch (s.format) {
     case QuantFormat::kAwq: return "Q4_1";
-    case QuantFormat::kFp8: return s.at_load ? "Q8_0" : "Q8_0 (requantized from e4m3)";
+    case QuantFormat::kFp8:
+      return s.at_load ? "Q8_0" : s.block_rows > 0 ? "Q8_0 (requantized from block-wise e4m3)" : "Q8_0 (requantized from e4m3)";
     case QuantFormat::kGptq:
       if (!s.symmetric) return s.bits == 4 ? "Q4_1" : "Q8_0 (blocks whose q - z overflow a byte requantized)";
       break;
@@ -518,6 +564,17 @@ StatusOr<QuantScheme> ReadQuantScheme(const json& quantization_config) {
                                         r.where(), method));
 }
 
+std::string QuantMarker(const QuantScheme& s) {
+  switch (s.format) {
+    case QuantFormat::kGptq:
+    case QuantFormat::kAwq: return ".qweight";
+    case QuantFormat::kCtPacked: return ".weight_packed";
+    case QuantFormat::kCtInt: return ".weight_scale";
+    case QuantFormat::kFp8: return s.block_rows > 0 && s.method == "fp8" ? ".weight_scale_inv" : ".weight_scale";
+  }
+  return ".weight_scale";
+}
+
 std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheckpoint& ckpt, const std::string& prefix,
                                              const QuantScheme& s) {
   std::vector<std::string> names;
@@ -525,11 +582,10 @@ std::vector<std::string> QuantizedComponents(const safetensors::SafetensorsCheck
     case QuantFormat::kGptq: names = {".qweight", ".qzeros", ".scales", ".g_idx"}; break;
     case QuantFormat::kAwq: names = {".qweight", ".qzeros", ".scales"}; break;
     case QuantFormat::kCtPacked: names = {".weight_packed", ".weight_scale", ".weight_shape"}; break;
-    case QuantFormat::kCtInt:
-    case QuantFormat::kFp8: names = {".weight", ".weight_scale"}; break;
+    case QuantFormat::kCtInt: names = {".weight", ".weight_scale"}; break;
+    case QuantFormat::kFp8: names = {".weight", QuantMarker(s), ".input_scale"}; break;
   }
-  const std::string marker = s.format == QuantFormat::kCtInt || s.format == QuantFormat::kFp8 ? ".weight_scale" : names.front();
-  if (ckpt.FindTensor(prefix + marker) == nullptr) return {};
+  if (ckpt.FindTensor(prefix + QuantMarker(s)) == nullptr) return {};
   std::vector<std::string> present;
   for (const std::string& n : names) {
     if (ckpt.FindTensor(prefix + n) != nullptr) present.push_back(prefix + n);
@@ -542,7 +598,7 @@ StatusOr<RepackedMatrix> RepackLinear(const safetensors::SafetensorsCheckpoint& 
   switch (s.format) {
     case QuantFormat::kGptq: return RepackGptq(ckpt, prefix, s);
     case QuantFormat::kAwq: return RepackAwq(ckpt, prefix, s);
-    case QuantFormat::kFp8: return RepackFp8(ckpt, prefix);
+    case QuantFormat::kFp8: return RepackFp8(ckpt, prefix, s);
     default: return RepackCompressed(ckpt, prefix, s);
   }
 }

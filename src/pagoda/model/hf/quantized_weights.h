@@ -17,11 +17,13 @@
 //     "int-quantized" W8A8 weights, symmetric, per group or per channel:
 //     w = s * q -> Q4_0 / Q8_0 with d = s rounded to F16 (exact for a bf16
 //     scale in F16's normal range).
-//   FP8 (quant_method "fp8" with dynamic activations, or compressed-tensors
-//     "float-quantized"), e4m3 weights with per-tensor or per-channel
-//     scales: no GGML block holds e4m3, so each row of w = e4m3 * s is
-//     requantized to Q8_0 (8.5 bits per weight), within half a Q8_0 step
-//     (max|w| of the 32 elements / 254) of the checkpoint's values.
+//   FP8 (quant_method "fp8", or compressed-tensors "float-quantized"), e4m3
+//     weights with per-tensor, per-channel or block-wise scales (vLLM's
+//     weight_block_size and weight_scale_inv): no GGML block holds e4m3, so
+//     each row of w = e4m3 * s is requantized to Q8_0 (8.5 bits per
+//     weight), within half a Q8_0 step (max|w| of the 32 elements / 254) of
+//     the checkpoint's values. Static input scales are checked and not
+//     applied (the start-up log says so).
 // Groups must be multiples of the 32-element block. Everything else a
 // quantization_config can say is refused by its key.
 #pragma once
@@ -54,7 +56,19 @@ struct QuantScheme {
   bool gptq_v1 = true;     // GPTQ v1 stores each zero point minus one
   bool symmetric = true;   // GPTQ's sym: every zero point is 2^(bits-1)
   bool at_load = false;    // --quantization fp8 of a float checkpoint
+  // FP8 with one scale per block of weights (vLLM's weight_block_size,
+  // compressed-tensors' block strategy): [rows, cols] of a block; 0: none.
+  int64_t block_rows = 0;
+  int64_t block_cols = 0;
+  // FP8 with static input scales (vLLM's activation_scheme "static"): read
+  // and checked, not applied, since Pagoda quantizes activations per 32
+  // elements at run time.
+  bool static_activations = false;
 };
+
+// The tensor suffix that marks a layer quantized under `scheme` (".qweight",
+// ".weight_scale", ...).
+std::string QuantMarker(const QuantScheme& scheme);
 
 // The GGML block type the scheme's layers are repacked into, as the
 // start-up log names it ("Q4_0", "Q8_0 (requantized from e4m3)", ...).
