@@ -40,6 +40,9 @@ TEST(QuantSchemeTest, LayoutsNameTheBlockType) {
   EXPECT_EQ(RepackedLayout(*ReadQuantScheme(Gptq(true, false))), "Q4_0");
   EXPECT_EQ(RepackedLayout(*ReadQuantScheme(Gptq(true, true, 8))), "Q8_0");
   EXPECT_EQ(RepackedLayout(*ReadQuantScheme(Gptq(false, true))), "Q4_1");
+  json small_groups = Gptq(true, false);
+  small_groups["group_size"] = 16;
+  EXPECT_EQ(RepackedLayout(*ReadQuantScheme(small_groups)), "Q8_0 (requantized: groups that do not fill 32-element blocks)");
   EXPECT_EQ(RepackedLayout(*ReadQuantScheme(Gptq(false, false, 8))), "Q8_0 (blocks whose q - z overflow a byte requantized)");
   EXPECT_EQ(RepackedLayout(*ReadQuantScheme({{"quant_method", "awq"}, {"bits", 4}, {"group_size", 64}})), "Q4_1");
   EXPECT_EQ(RepackedLayout(*ReadQuantScheme({{"quant_method", "fp8"}, {"activation_scheme", "dynamic"}})),
@@ -55,9 +58,9 @@ void ExpectRefused(const json& config, const std::string& names) {
 TEST(QuantSchemeTest, RefusesByKey) {
   json three_bits = Gptq(true, false, 3);
   ExpectRefused(three_bits, "'bits' = 3");
-  json odd_group = Gptq(true, false);
-  odd_group["group_size"] = 48;
-  ExpectRefused(odd_group, "'group_size' = 48");
+  json zero_group = Gptq(true, false);
+  zero_group["group_size"] = 0;
+  ExpectRefused(zero_group, "'group_size' = 0");
   json marlin = Gptq(true, false);
   marlin["checkpoint_format"] = "marlin";
   ExpectRefused(marlin, "checkpoint_format");

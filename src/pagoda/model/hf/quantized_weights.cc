@@ -28,8 +28,8 @@ StatusOr<QuantScheme> ReadGptq(const ConfigReader& r, const json& c) {
   if (bits != 4 && bits != 8) return Refuse(r, "bits", c["bits"], " (4 or 8)");
   s.bits = static_cast<int>(bits);
   const json& group = c.value("group_size", json(-1));
-  if (!group.is_number_integer() || (group.get<int64_t>() != -1 && (group.get<int64_t>() <= 0 || group.get<int64_t>() % 32))) {
-    return Refuse(r, "group_size", group, " (a multiple of 32, or -1)");
+  if (!group.is_number_integer() || (group.get<int64_t>() != -1 && group.get<int64_t>() <= 0)) {
+    return Refuse(r, "group_size", group, " (a positive integer, or -1)");
   }
   s.group_size = group.get<int64_t>() == -1 ? 0 : group.get<int64_t>();
   // Act-order (desc_act) is read from each layer's g_idx; the flag itself
@@ -310,7 +310,7 @@ StatusOr<std::vector<int32_t>> GptqGroups(const safetensors::SafetensorsCheckpoi
   order.resize(static_cast<size_t>(in));
   for (int64_t i = 0; i < in; ++i) order[i] = static_cast<int32_t>(i);
   std::stable_sort(order.begin(), order.end(), [&](int32_t a, int32_t b) { return g_idx[a] < g_idx[b]; });
-  for (int64_t j = 0; j < in; ++j) {
+  for (int64_t j = 0; group % kQuantBlock == 0 && j < in; ++j) {
     if (g_idx[order[j]] != g_idx[order[j - j % kQuantBlock]]) {
       return UnimplementedError(fmt::format("{}.g_idx: group {} does not have a multiple of 32 channels", p, g_idx[order[j]]));
     }
@@ -341,6 +341,11 @@ StatusOr<RepackedMatrix> RepackGptq(const safetensors::SafetensorsCheckpoint& ck
   PAGODA_ASSIGN_OR_RETURN(const auto* qzeros, Need(ckpt, p + ".qzeros", safetensors::Dtype::kI32, {groups, zero_words}));
   std::vector<int32_t> order;
   PAGODA_ASSIGN_OR_RETURN(const std::vector<int32_t> g_idx, GptqGroups(ckpt, p, in, group, groups, order));
+  // Groups that do not fill whole 32-element blocks (16, 48, ...) share
+  // blocks, which one scale cannot hold: those layers are requantized, in
+  // the channels' own order.
+  const bool requantize = group % kQuantBlock != 0;
+  if (requantize) order.clear();
   // Column j of the repacked matrix is input channel channel(j).
   const auto channel = [&](int64_t j) { return order.empty() ? j : static_cast<int64_t>(order[j]); };
   const auto q = [&](int64_t o, int64_t j) {
@@ -356,7 +361,11 @@ StatusOr<RepackedMatrix> RepackGptq(const safetensors::SafetensorsCheckpoint& ck
   const auto zero = [&](int64_t o, int64_t j) { return zero_of_group(o, g_idx[channel(j)]); };
   const auto scale = [&](int64_t o, int64_t j) { return At<f16_bits>(*scales, g_idx[channel(j)] * out + o); };
   RepackedMatrix m;
-  if (s.symmetric) {
+  if (requantize) {
+    m = RequantizeQ8_0(out, in, [&](int64_t o, int64_t j) {
+      return (static_cast<float>(q(o, j)) - static_cast<float>(zero(o, j))) * F16ToF32(scale(o, j));
+    });
+  } else if (s.symmetric) {
     // Every zero point is the middle, 2^(bits-1): Q4_0 and Q8_0 hold the values exactly.
     for (int64_t g = 0; g < groups; ++g) {
       for (int64_t o = 0; o < out; ++o) {
@@ -545,6 +554,7 @@ std::string RepackedLayout(const QuantScheme& s) {
     case QuantFormat::kFp8:
       return s.at_load ? "Q8_0" : s.block_rows > 0 ? "Q8_0 (requantized from block-wise e4m3)" : "Q8_0 (requantized from e4m3)";
     case QuantFormat::kGptq:
+      if (s.group_size % kQuantBlock != 0) return "Q8_0 (requantized: groups that do not fill 32-element blocks)";
       if (!s.symmetric) return s.bits == 4 ? "Q4_1" : "Q8_0 (blocks whose q - z overflow a byte requantized)";
       break;
     case QuantFormat::kCtPacked:
