@@ -2,8 +2,7 @@
 
 #include <fmt/format.h>
 
-#include <cstdlib>
-#include <cstring>
+#include <sys/mman.h>
 
 namespace pagoda {
 namespace {
@@ -22,7 +21,7 @@ int64_t KvCacheShape::BytesPerBlock() const {
   return 2 * num_slots * block_size * num_kv_heads * head_dim * DTypeBlockBytes(dtype);
 }
 
-void KvCacheArena::FreeDeleter::operator()(void* p) const { std::free(p); }
+void KvCacheArena::Unmap::operator()(void* p) const { munmap(p, static_cast<size_t>(bytes)); }
 
 StatusOr<std::unique_ptr<KvCacheArena>> KvCacheArena::Create(const KvCacheShape& shape, int64_t memory_bytes) {
   return Create(shape, KvCacheLayout::Uniform(shape.num_slots), memory_bytes);
@@ -56,10 +55,14 @@ KvCacheArena::KvCacheArena(const KvCacheShape& shape, KvCacheLayout layout, int6
     : shape_(shape), layout_(std::move(layout)), num_blocks_(num_blocks) {
   const int64_t per_arena = LayerArenaBytes(shape, num_blocks);
   const int64_t total = 2 * shape.num_slots * per_arena;
-  memory_.reset(std::aligned_alloc(kAlignment, total));
-  if (memory_ == nullptr) return;
-  // Zeroing commits the pages now, so running out of memory shows at start-up.
-  std::memset(memory_.get(), 0, total);
+  // Anonymous pages read as zeros and are only backed when first written,
+  // by whichever thread writes a block's K/V, so a 4 GiB cache costs no
+  // start-up time and an idle one no memory. The kernel's overcommit check
+  // still refuses a size beyond RAM and swap here; the size itself comes
+  // from --kv-cache-memory or MemAvailable (--gpu-memory-utilization).
+  void* p = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return;
+  memory_ = std::unique_ptr<void, Unmap>(p, Unmap{total});
   auto* base = static_cast<uint8_t*>(memory_.get());
   for (int64_t s = 0; s < shape.num_slots; ++s) {
     slots_.push_back(kernels::KvCacheLayer{shape.dtype, base + (2 * s) * per_arena, base + (2 * s + 1) * per_arena,

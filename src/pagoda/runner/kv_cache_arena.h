@@ -48,13 +48,14 @@ class KvCacheArena {
  private:
   KvCacheArena(const KvCacheShape& shape, KvCacheLayout layout, int64_t num_blocks);
 
-  struct FreeDeleter {
+  struct Unmap {
+    int64_t bytes;  // the mapping's length
     void operator()(void* p) const;
   };
   KvCacheShape shape_;
   KvCacheLayout layout_;
   int64_t num_blocks_;
-  std::unique_ptr<void, FreeDeleter> memory_;
+  std::unique_ptr<void, Unmap> memory_;
   std::vector<kernels::KvCacheLayer> slots_;
   std::vector<kernels::KvCacheLayer> layers_;
 };
