@@ -100,6 +100,7 @@ def test_seeded_sampling_is_reproducible(pagoda_bin):
         (["serve", "--long-prefill-token-threshold", "-1"], "--long-prefill-token-threshold"),
         (["serve", "--max-num-waiting-requests", "-1"], "--max-num-waiting-requests"),
         (["bench", "throughput", "--kv-cache-memory", "64MiB"], "--kv-cache-memory"),
+        (["bench", "latency", "--output-len", "1"], "--output-len"),
     ],
 )
 def test_errors_are_one_clear_line(pagoda_bin, args, message):
@@ -146,6 +147,26 @@ def test_bench_throughput_counts_and_json(pagoda_bin, tmp_path):
     r = json.loads(result.read_text())
     assert r["num_cached_tokens"] == 0 and r["prefix_cache_hit_rate"] == 0
     assert 4 * 8 <= r["total_input_tokens"] <= 4 * 12 and r["total_output_tokens"] == 8
+
+
+def test_bench_latency_json(pagoda_bin, tmp_path):
+    result = tmp_path / "latency.json"
+    out = run(
+        pagoda_bin, "bench", "latency", "--batch-size", "2", "--input-len", "16", "--output-len", "4",
+        "--num-iters-warmup", "0", "--num-iters", "3", "--kv-cache-memory", "64MiB", "--max-model-len", "1024",
+        "--output-json", str(result),
+    ).stdout.decode()
+    assert re.search(r"Avg latency: [0-9.]+ seconds", out) and "99% percentile latency" in out
+    r = json.loads(result.read_text())
+    assert len(r["latencies"]) == 3 and r["avg_latency"] == pytest.approx(sum(r["latencies"]) / 3)
+    p = r["percentiles"]
+    assert min(r["latencies"]) <= p["10"] <= p["50"] <= p["99"] <= max(r["latencies"])
+    assert p["50"] == pytest.approx(sorted(r["latencies"])[1])
+    # Every iteration is a prompt phase then a decode phase, so each rate is
+    # at least its tokens over the whole of the latencies.
+    assert r["prompt_tokens_per_s"] >= 3 * 2 * 16 / sum(r["latencies"])
+    assert r["decode_tokens_per_s"] >= 3 * 2 * 3 / sum(r["latencies"])
+    assert (r["config"]["batch_size"], r["config"]["input_len"], r["config"]["output_len"]) == (2, 16, 4)
 
 
 def test_bench_throughput_dataset(pagoda_bin, tmp_path):

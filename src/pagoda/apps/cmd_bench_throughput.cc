@@ -208,6 +208,7 @@ void RegisterBench(CLI::App& app, Command& command) {
     const bool given = ignore_eos->count() > 0;
     command = [args, given] { return Throughput(*args, given); };
   });
+  RegisterBenchLatency(*bench, command);
 }
 
 }  // namespace pagoda::apps

@@ -17,6 +17,8 @@ void RegisterTokenize(CLI::App& app, Command& command);
 void RegisterGenerate(CLI::App& app, Command& command);
 void RegisterPerplexity(CLI::App& app, Command& command);
 void RegisterBench(CLI::App& app, Command& command);
+// `bench latency`, a subcommand of the `bench` that RegisterBench adds.
+void RegisterBenchLatency(CLI::App& bench, Command& command);
 void RegisterServe(CLI::App& app, Command& command);
 void RegisterQuantize(CLI::App& app, Command& command);
 
