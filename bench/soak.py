@@ -5,7 +5,8 @@ that hang up at random points, and a few malformed requests. Every report
 interval it prints one line (requests done, errors by kind, p50/p99 latency,
 the server's RSS, KV cache usage, running and waiting requests); at the end it
 stops the clients, waits for the server to go idle and checks that the KV
-cache is empty, nothing is running or waiting, the RSS is within 5% of its
+cache is empty, nothing is running or waiting, the RSS outside the KV cache
+arena (whose pages are backed as blocks are first used) is within 5% of its
 value after warm-up, no response was a 5xx and every request got what it
 should. The exit status is 1 if any check fails.
 
@@ -492,6 +493,11 @@ def server_metrics(text):
     for family in text_string_to_metric_families(text):
         if family.name in wanted:
             values[wanted[family.name]] = sum(s.value for s in family.samples if s.name == family.name)
+        if family.name == "vllm:cache_config_info":
+            for sample in family.samples:
+                if "kv_cache_memory_bytes" in sample.labels and "num_gpu_blocks" in sample.labels:
+                    values["kv_cache"] = (int(sample.labels["kv_cache_memory_bytes"]),
+                                          int(sample.labels["num_gpu_blocks"]))
     missing = set(wanted.values()) - set(values)
     if missing:
         raise ProtocolError(f"metrics_missing_{'_'.join(sorted(missing))}")
@@ -504,6 +510,27 @@ def rss_bytes(pid):
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
     raise RuntimeError(f"no VmRSS for pid {pid}")
+
+
+def kv_arena_rss_bytes(pid, kv_cache):
+    """The resident bytes of the server's KV cache arena: one anonymous mapping
+    of num_blocks whole blocks of the KV cache budget, so its size lies within
+    one block (and a page) below the budget. Its pages are backed as blocks are
+    first written, which is use, not a leak. 0 when no mapping matches."""
+    if kv_cache is None:
+        return 0
+    budget, blocks = kv_cache
+    low, high = budget - budget / (blocks + 1) - 4096, budget + 4096
+    anonymous_in_range = False
+    with open(f"/proc/{pid}/smaps") as f:
+        for line in f:
+            fields = line.split()
+            if "-" in fields[0] and len(fields) >= 5 and ":" in fields[3]:  # a mapping's header line
+                start, end = (int(x, 16) for x in fields[0].split("-"))
+                anonymous_in_range = len(fields) == 5 and low <= end - start <= high
+            elif anonymous_in_range and fields[0] == "Rss:":
+                return int(fields[1]) * 1024
+    return 0
 
 
 def cpu_seconds(pid):
@@ -536,8 +563,13 @@ class Probe:
             response = await self.http.get(self.base_url + "/metrics")
             response.raise_for_status()
             sample.update(server_metrics(response.text))
+            # The leak check looks at the memory outside the KV cache arena,
+            # whose pages are backed on first use up to its fixed size.
+            sample["rss"] -= kv_arena_rss_bytes(self.pid, sample.get("kv_cache"))
         except (httpx.HTTPError, ProtocolError) as e:
             sample["metrics_error"] = f"{type(e).__name__}: {e}"
+        except OSError:
+            return None
         return sample
 
 
