@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <sys/mman.h>
+#include <unistd.h>
 
 namespace pagoda {
 namespace {
@@ -60,10 +61,19 @@ KvCacheArena::KvCacheArena(const KvCacheShape& shape, KvCacheLayout layout, int6
   // start-up time and an idle one no memory. The kernel's overcommit check
   // still refuses a size beyond RAM and swap here; the size itself comes
   // from --kv-cache-memory or MemAvailable (--gpu-memory-utilization).
-  void* p = mmap(nullptr, static_cast<size_t>(total), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  // An inaccessible page on each side keeps the arena one mapping of its
+  // own (never merged with a neighbour, so tools can find it in
+  // /proc/PID/smaps by its size) and faults a stray access past either end.
+  const int64_t page = sysconf(_SC_PAGESIZE);
+  const int64_t mapped = RoundUp(total, page) + 2 * page;
+  void* p = mmap(nullptr, static_cast<size_t>(mapped), PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return;
-  memory_ = std::unique_ptr<void, Unmap>(p, Unmap{total});
-  auto* base = static_cast<uint8_t*>(memory_.get());
+  memory_ = std::unique_ptr<void, Unmap>(p, Unmap{mapped});
+  if (mprotect(static_cast<uint8_t*>(p) + page, static_cast<size_t>(total), PROT_READ | PROT_WRITE) != 0) {
+    memory_.reset();
+    return;
+  }
+  auto* base = static_cast<uint8_t*>(memory_.get()) + page;
   for (int64_t s = 0; s < shape.num_slots; ++s) {
     slots_.push_back(kernels::KvCacheLayer{shape.dtype, base + (2 * s) * per_arena, base + (2 * s + 1) * per_arena,
                                            num_blocks, shape.block_size, shape.num_kv_heads, shape.head_dim});
