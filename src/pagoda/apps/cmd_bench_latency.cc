@@ -11,9 +11,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <fstream>
 #include <random>
 
+#include "pagoda/apps/bench_common.h"
 #include "pagoda/apps/commands.h"
 #include "pagoda/apps/engine_args.h"
 #include "pagoda/engine/engine.h"
@@ -83,11 +83,7 @@ Status Latency(const LatencyArgs& args) {
   PAGODA_ASSIGN_OR_RETURN(std::unique_ptr<Engine> engine, Engine::Create(config));
 
   // Random ids from the non-special vocabulary, as vLLM's dummy prompts.
-  const tokenizer::Tokenizer& tok = engine->tokenizer();
-  std::vector<int32_t> vocab;
-  for (int32_t id = 0; id < tok.vocab_size(); ++id) {
-    if (!tok.IsSpecial(id)) vocab.push_back(id);
-  }
+  const std::vector<int32_t> vocab = PromptVocabulary(engine->tokenizer());
   std::mt19937_64 rng(static_cast<uint64_t>(args.seed));
   std::uniform_int_distribution<size_t> pick(0, vocab.size() - 1);
   // Fresh prompts for every batch, so the prefix cache never skips a prompt.
@@ -159,10 +155,7 @@ Status Latency(const LatencyArgs& args) {
         {"threads", resolved.threads},
         {"seed", args.seed}}},
   };
-  std::ofstream out(args.output_json);
-  out << result.dump(2) << "\n";
-  if (!out) return InternalError(fmt::format("cannot write {}", args.output_json));
-  return Status::Ok();
+  return WriteJsonFile(args.output_json, result);
 }
 
 }  // namespace

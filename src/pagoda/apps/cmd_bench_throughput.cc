@@ -10,6 +10,7 @@
 #include <fstream>
 #include <random>
 
+#include "pagoda/apps/bench_common.h"
 #include "pagoda/apps/commands.h"
 #include "pagoda/engine/engine.h"
 #include "pagoda/apps/engine_args.h"
@@ -67,10 +68,7 @@ StatusOr<std::vector<Prompt>> SyntheticPrompts(const ThroughputArgs& args, const
   if (args.shared_prefix_len < 0 || args.shared_prefix_len > min_len) {
     return InvalidArgumentError("--shared-prefix-len must be within the shortest input length");
   }
-  std::vector<int32_t> vocab;
-  for (int32_t id = 0; id < tok.vocab_size(); ++id) {
-    if (!tok.IsSpecial(id)) vocab.push_back(id);
-  }
+  const std::vector<int32_t> vocab = PromptVocabulary(tok);
   std::mt19937_64 rng(static_cast<uint64_t>(args.seed));
   std::uniform_int_distribution<size_t> pick(0, vocab.size() - 1);
   std::uniform_int_distribution<int> length(min_len, max_len);
@@ -175,10 +173,7 @@ Status Throughput(const ThroughputArgs& args, bool ignore_eos_given) {
         {"threads", resolved.threads},
         {"seed", args.seed}}},
   };
-  std::ofstream out(args.output_json);
-  out << result.dump(2) << "\n";
-  if (!out) return InternalError(fmt::format("cannot write {}", args.output_json));
-  return Status::Ok();
+  return WriteJsonFile(args.output_json, result);
 }
 
 }  // namespace
