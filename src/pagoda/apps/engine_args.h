@@ -1,5 +1,5 @@
 // The engine's command-line flags, with vLLM's names, shared by the
-// subcommands that build an Engine (`serve`, `bench throughput`).
+// subcommands that build an Engine (`serve`, `bench throughput`, `bench latency`).
 #pragma once
 
 #include <CLI/CLI.hpp>
