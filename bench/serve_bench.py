@@ -3,6 +3,7 @@
 OpenAI-compatible server), like `vllm bench serve` at fixed concurrency:
 streaming completions of random token-id prompts, reporting request and token
 throughput and TTFT, TPOT, ITL and end-to-end latency (mean, median, p99).
+Superseded by `pagoda bench serve`, which follows vLLM's flags and metrics.
 
     .venv/bin/python bench/serve_bench.py --base-url http://127.0.0.1:8000 \\
         --num-prompts 200 --concurrency 32 --input-len-range 64 512 --output-len 128

@@ -4,7 +4,10 @@ Hugging Face tokenizers (tests/fixtures)."""
 import json
 import re
 import subprocess
+import time
 
+import httpx
+import numpy as np
 import pytest
 
 GPL3 = "/usr/share/common-licenses/GPL-3"
@@ -101,6 +104,11 @@ def test_seeded_sampling_is_reproducible(pagoda_bin):
         (["serve", "--max-num-waiting-requests", "-1"], "--max-num-waiting-requests"),
         (["bench", "throughput", "--kv-cache-memory", "64MiB"], "--kv-cache-memory"),
         (["bench", "latency", "--output-len", "1"], "--output-len"),
+        (["bench", "serve", "--goodput", "ttft:100", "tpot:50"], "--goodput"),
+        (["bench", "serve", "--use-beam-search"], "--use-beam-search"),
+        (["bench", "serve", "--backend", "tgi"], "--backend tgi"),
+        (["bench", "serve", "--dataset-name", "sharegpt"], "sharegpt"),
+        (["bench", "serve", "--request-rate", "0"], "--request-rate"),
     ],
 )
 def test_errors_are_one_clear_line(pagoda_bin, args, message):
@@ -180,3 +188,102 @@ def test_bench_throughput_dataset(pagoda_bin, tmp_path):
     assert r["config"]["ignore_eos"] is False and 2 <= r["total_output_tokens"] <= 6
     bad = run(pagoda_bin, "bench", "throughput", "--dataset", str(tmp_path / "missing.jsonl"), check=False)
     assert bad.returncode == 1
+
+
+@pytest.fixture(scope="module")
+def served(pagoda_bin, tmp_path_factory):
+    """`pagoda serve` with the default model on a port it picks, for `bench serve`."""
+    log_path = tmp_path_factory.mktemp("bench_serve") / "server.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen([str(pagoda_bin), "serve", "--port", "0", "--kv-cache-memory", "64MiB",
+                             "--max-model-len", "1024"], stdout=log, stderr=subprocess.STDOUT)
+    try:
+        url = None
+        for _ in range(1200):
+            assert proc.poll() is None, log_path.read_text()
+            m = re.search(r"listening on http://[\d.]+:(\d+)", log_path.read_text())
+            if m:
+                url = f"http://127.0.0.1:{m.group(1)}"
+                try:
+                    if httpx.get(url + "/health", timeout=5).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    pass
+            time.sleep(0.1)
+        else:
+            pytest.fail("pagoda serve did not get ready: " + log_path.read_text())
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=60)
+        log.close()
+
+
+def test_bench_serve_metrics_match_its_own_detailed_arrays(pagoda_bin, served, tmp_path):
+    result = tmp_path / "serve.json"
+    out = run(
+        pagoda_bin, "bench", "serve", "--base-url", served, "--num-prompts", "8", "--max-concurrency", "4",
+        "--random-input-len", "32", "--random-output-len", "8", "--ignore-eos", "--output-json", str(result),
+        "--save-detailed", "--percentile-metrics", "ttft,tpot,itl,e2el", "--metric-percentiles", "50,99",
+    ).stdout.decode()
+    assert "============ Serving Benchmark Result ============" in out
+    assert re.search(r"Successful requests: +8 ", out) and re.search(r"Total generated tokens: +64 ", out)
+    assert "Prompt token ids drawn from [1000, 30000) (no --tokenizer given)" in out
+    for name in ["TTFT", "TPOT", "ITL", "E2EL"]:
+        assert f"Mean {name} (ms):" in out and f"P99 {name} (ms):" in out
+    r = json.loads(result.read_text())
+    assert (r["completed"], r["failed"], r["total_output_tokens"], r["total_input_tokens"]) == (8, 0, 64, 8 * 32)
+    assert r["output_lens"] == [8] * 8 and r["input_lens"] == [32] * 8 and r["errors"] == [""] * 8
+    assert r["max_concurrency"] == 4 and r["request_rate"] == "inf" and r["burstiness"] == 1.0
+    assert r["request_throughput"] == pytest.approx(8 / r["duration"])
+    assert r["total_token_throughput"] == pytest.approx((64 + 256) / r["duration"])
+    # One streamed chunk per token: 7 gaps after the first token.
+    assert [len(itl) for itl in r["itls"]] == [7] * 8
+
+    ttfts, e2els = np.array(r["ttfts"]), np.array(r["e2els"])
+    itls = np.concatenate([np.array(x) for x in r["itls"]])
+    tpots = (e2els - ttfts) / (np.array(r["output_lens"]) - 1)
+    for key, values in [("ttft", ttfts), ("tpot", tpots), ("itl", itls), ("e2el", e2els)]:
+        assert r[f"mean_{key}_ms"] == pytest.approx(np.mean(values) * 1000), key
+        assert r[f"median_{key}_ms"] == pytest.approx(np.median(values) * 1000), key
+        assert r[f"std_{key}_ms"] == pytest.approx(np.std(values) * 1000), key
+        assert r[f"p99_{key}_ms"] == pytest.approx(np.percentile(values, 99) * 1000), key
+        assert r[f"p50_{key}_ms"] == pytest.approx(np.percentile(values, 50) * 1000), key
+    # E2EL ends at the last token, which is after the first and all the gaps.
+    assert np.allclose(e2els, ttfts + np.array([sum(x) for x in r["itls"]]))
+
+
+def prefix_cache_hits(url):
+    text = httpx.get(url + "/metrics", timeout=10).text
+    return sum(float(m.group(1)) for m in re.finditer(r"^vllm:prefix_cache_hits_total(?:{[^}]*})? (\S+)$", text, re.M))
+
+
+def test_bench_serve_shared_prefix_hits_the_prefix_cache(pagoda_bin, served, default_model, tmp_path):
+    before = prefix_cache_hits(served)
+    out = run(
+        pagoda_bin, "bench", "serve", "--base-url", served, "--dataset", "shared-prefix", "--prefix-len", "64",
+        "--suffix-len", "8", "--num-prompts", "4", "--random-output-len", "2", "--tokenizer", str(default_model),
+        "--save-result", "--result-dir", str(tmp_path), "--result-filename", "prefix.json",
+    ).stdout.decode()
+    assert re.search(r"Successful requests: +4 ", out) and "non-special tokens of" in out
+    r = json.loads((tmp_path / "prefix.json").read_text())
+    assert r["completed"] == 4 and r["total_input_tokens"] == 4 * 72 and r["tokenizer_id"] == str(default_model)
+    # The initial test run caches the 64-token prefix; each of the 4 requests then finds it.
+    assert prefix_cache_hits(served) - before >= 4 * 64
+
+
+def test_bench_serve_file_dataset_and_a_failing_server(pagoda_bin, served, tmp_path):
+    dataset = tmp_path / "prompts.jsonl"
+    dataset.write_text('{"prompt": "The capital of France is", "output_len": 3}\n{"prompt": [1000, 1001], "output_len": 2}\n')
+    result = tmp_path / "file.json"
+    run(pagoda_bin, "bench", "serve", "--base-url", served, "--dataset", "file", "--dataset-path", str(dataset),
+        "--num-prompts", "3", "--ignore-eos", "--output-json", str(result), "--save-detailed")
+    r = json.loads(result.read_text())
+    assert r["completed"] == 3 and r["output_lens"] == [3, 2, 3]
+    # The text prompt's length comes from the server's usage chunk.
+    assert r["input_lens"][1] == 2 and r["input_lens"][0] == r["input_lens"][2] > 2
+
+    bad = run(pagoda_bin, "bench", "serve", "--base-url", served, "--model", "no-such-model", "--num-prompts", "2",
+              check=False)
+    err = bad.stderr.decode().strip()
+    assert bad.returncode == 1 and "initial test run failed" in err and "no-such-model" in err, err

@@ -204,6 +204,7 @@ void RegisterBench(CLI::App& app, Command& command) {
     command = [args, given] { return Throughput(*args, given); };
   });
   RegisterBenchLatency(*bench, command);
+  RegisterBenchServe(*bench, command);
 }
 
 }  // namespace pagoda::apps

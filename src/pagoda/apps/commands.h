@@ -19,6 +19,8 @@ void RegisterPerplexity(CLI::App& app, Command& command);
 void RegisterBench(CLI::App& app, Command& command);
 // `bench latency`, a subcommand of the `bench` that RegisterBench adds.
 void RegisterBenchLatency(CLI::App& bench, Command& command);
+// `bench serve`: the online benchmark of an OpenAI-compatible server.
+void RegisterBenchServe(CLI::App& bench, Command& command);
 void RegisterServe(CLI::App& app, Command& command);
 void RegisterQuantize(CLI::App& app, Command& command);
 
