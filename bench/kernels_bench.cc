@@ -148,6 +148,9 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
       benchmark::DoNotOptimize(out.data());
     }
     SetFlops(state, 4.0 * static_cast<double>(heads * context * dim));  // QK and PV
+    // The K and V rows of every position, read once by a grouped kernel.
+    state.counters["KV_GB/s"] = benchmark::Counter(static_cast<double>(2 * context * width * elem) * 1e-9,
+                                                   benchmark::Counter::kIsIterationInvariantRate);
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
@@ -200,6 +203,10 @@ void RegisterAll() {
     for (const cpu::KernelSet* set : sets) {
       for (int threads : {1, 2}) RegisterDecodeAttention(dtype, 512, set, threads);
     }
+  }
+  // A long context: the KV cache streams from memory rather than L2.
+  for (const cpu::KernelSet* set : sets) {
+    for (int threads : {1, 2}) RegisterDecodeAttention(DType::kF16, 4096, set, threads);
   }
 }
 

@@ -81,6 +81,10 @@ struct EngineConfig {
   // in the order they are added, so a whole run repeats; unset: OS entropy.
   std::optional<int64_t> seed;
   int32_t threads = 0;  // compute threads; 0 = one per physical core
+  // The CPU kernel set by name (kernel_set.h); empty: the best this CPU
+  // supports. Tests that compare with llama.cpp's exact logits name a set
+  // that keeps GGML's operation order.
+  std::string kernel_set;
   DType kv_cache_dtype = DType::kF16;
   // The model_name label of the engine's metrics; empty: the model path.
   std::string served_model_name;

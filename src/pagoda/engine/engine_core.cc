@@ -204,7 +204,14 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
   core->pool_ = std::make_unique<ThreadPool>(config.threads);
   core->overlap_mask_walks_ = core->pool_->num_threads() < static_cast<int>(std::thread::hardware_concurrency());
-  core->compute_ = std::make_unique<kernels::ComputeContext>(kernels::cpu::BestKernelSet(), *core->pool_);
+  const kernels::cpu::KernelSet* kernel_set = &kernels::cpu::BestKernelSet();
+  if (!config.kernel_set.empty()) {
+    kernel_set = kernels::cpu::FindSupportedKernelSet(config.kernel_set);
+    if (kernel_set == nullptr) {
+      return InvalidArgumentError(fmt::format("kernel set {} is not one this CPU supports", config.kernel_set));
+    }
+  }
+  core->compute_ = std::make_unique<kernels::ComputeContext>(*kernel_set, *core->pool_);
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
   PAGODA_ASSIGN_OR_RETURN(core->extra_eos_ids_, ExtraEosIds(generation, *core->tokenizer_, mc.vocab_size));
   std::vector<int32_t> eos_ids = core->extra_eos_ids_;

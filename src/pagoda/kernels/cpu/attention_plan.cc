@@ -8,18 +8,18 @@
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
-namespace {
 
-// The first position a query at `position` sees.
 int64_t FirstVisible(int64_t position, int64_t sliding_window) {
   return sliding_window > 0 ? std::max<int64_t>(0, position + 1 - sliding_window) : 0;
 }
 
-// Validates the batch and returns the sequence of every query row. With a
-// sliding window only the blocks some query row can see must be valid: the
-// others may already have gone back to the pool.
-std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBatch& batch,
-                                    int64_t sliding_window) {
+std::vector<int32_t> CheckedSequenceOfRows(int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
+                                           const AttentionParams& params) {
+  PAGODA_CHECK(params.sliding_window >= 0 && params.softcap >= 0.0f);
+  PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
+  PAGODA_CHECK(cache.num_kv_heads > 0 && num_heads % cache.num_kv_heads == 0);
+  PAGODA_CHECK(cache.block_size > 0 && cache.head_dim > 0);
+  const int64_t sliding_window = params.sliding_window;
   PAGODA_CHECK(batch.num_seqs >= 0 && batch.query_start_loc[0] == 0);
   std::vector<int32_t> seq_of_row(static_cast<size_t>(batch.query_start_loc[batch.num_seqs]));
   for (int64_t s = 0; s < batch.num_seqs; ++s) {
@@ -39,16 +39,10 @@ std::vector<int32_t> SequenceOfRows(const KvCacheLayer& cache, const AttentionBa
   return seq_of_row;
 }
 
-}  // namespace
-
 void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                        const AttentionBatch& batch, const AttentionParams& params, float* out, AttendRowFn attend,
                        ComputeContext* ctx) {
-  PAGODA_CHECK(params.sliding_window >= 0 && params.softcap >= 0.0f);
-  PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
-  PAGODA_CHECK(cache.num_kv_heads > 0 && num_heads % cache.num_kv_heads == 0);
-  PAGODA_CHECK(cache.block_size > 0 && cache.head_dim > 0);
-  const std::vector<int32_t> seq_of_row = SequenceOfRows(cache, batch, params.sliding_window);
+  const std::vector<int32_t> seq_of_row = CheckedSequenceOfRows(num_heads, cache, batch, params);
   const int64_t rows = static_cast<int64_t>(seq_of_row.size());
   const int64_t head_dim = cache.head_dim;
   const int64_t group = num_heads / cache.num_kv_heads;

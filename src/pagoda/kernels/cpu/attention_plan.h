@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <vector>
 
 #include "pagoda/kernels/cpu_kernels.h"
 
@@ -48,6 +49,16 @@ struct AttendRowArgs {
 // ulp in some outputs, which the next matmul's int8 quantization almost
 // always absorbs (the fixture prompts' prefill logits still match exactly).
 using AttendRowFn = void (*)(const AttendRowArgs& args);
+
+// The first position a query at `position` sees (> 0 only in a window).
+int64_t FirstVisible(int64_t position, int64_t sliding_window);
+
+// Checks the layer's parameters and the batch against the cache
+// (PAGODA_CHECK) and returns the sequence of every query row. With a sliding
+// window only the blocks some query row can see must be valid: the others
+// may already have gone back to the pool.
+std::vector<int32_t> CheckedSequenceOfRows(int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
+                                           const AttentionParams& params);
 
 // Checks the batch against the cache (PAGODA_CHECK) and runs attend for every
 // (query row, head), on ctx's pool and scratch when one is given (else

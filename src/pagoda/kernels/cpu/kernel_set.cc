@@ -9,6 +9,7 @@
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_bf16_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
+#include "pagoda/kernels/cpu/grouped_attention.h"
 #include "pagoda/kernels/cpu/reference/attend_row.h"
 #include "pagoda/kernels/cpu/reference/matmul_rows.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
@@ -91,10 +92,18 @@ void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                    const AttentionBatch& batch, const AttentionParams& params, float* out, ComputeContext& ctx) {
   RunPagedAttention(q, num_heads, cache, batch, params, out, avx2::AttendRow, &ctx);
 }
+// AVX-512 attention is grouped by KV head with an online softmax
+// (grouped_attention.h); a head wider than its tile buffers takes the AVX2
+// row kernel.
+constexpr GroupedAttentionKernel kAvx512GroupedAttention = {avx512::AttendSegment, avx512::FoldSegments};
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,
                      ComputeContext& ctx) {
-  RunPagedAttention(q, num_heads, cache, batch, params, out, avx512::AttendRow, &ctx);
+  if (cache.head_dim > avx512::kMaxAttentionHeadDim) {
+    RunPagedAttention(q, num_heads, cache, batch, params, out, avx2::AttendRow, &ctx);
+    return;
+  }
+  RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kAvx512GroupedAttention, ctx);
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
@@ -175,6 +184,13 @@ const KernelSet* ChooseSet(std::span<const KernelSet* const> sets) {
 std::span<const KernelSet* const> SupportedKernelSets() {
   static const std::vector<const KernelSet*> sets = DetectSets();
   return sets;
+}
+
+const KernelSet* FindSupportedKernelSet(std::string_view name) {
+  for (const KernelSet* set : SupportedKernelSets()) {
+    if (name == set->name) return set;
+  }
+  return nullptr;
 }
 
 const KernelSet& BestKernelSet() {

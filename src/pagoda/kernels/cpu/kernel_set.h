@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <span>
+#include <string_view>
 
 #include "pagoda/kernels/cpu_kernels.h"
 #include "pagoda/kernels/cpu/row_ops.h"
@@ -43,5 +44,7 @@ std::span<const KernelSet* const> SupportedKernelSets();
 // The set an engine's ComputeContext runs: the best of them, or the one
 // $PAGODA_KERNEL_SET names ("scalar", "avx2", "avx512", "avx512bf16") if this CPU supports it.
 const KernelSet& BestKernelSet();
+// The supported set of that name, or null.
+const KernelSet* FindSupportedKernelSet(std::string_view name);
 
 }  // namespace pagoda::kernels::cpu

@@ -1,8 +1,13 @@
-// One (query row, head) of PagedAttention with AVX-512, in the arithmetic
-// order of reference::AttendRow (GGML's non-flash attention on AVX-512):
-// scores by GgmlDotF32 (64 lanes as four registers), softmax by GgmlExpf 16
-// positions at a time with a double sum of 16-lane folds, and the V sum with
-// position p in lane (p - first_pos) % 64 (a 64 x 64 float tile in L1), folded at the end.
+// The AVX-512 grouped attention kernel (grouped_attention.h). A segment runs
+// in tiles of 16 positions aligned to absolute multiples of 16:
+//  - the tile's K and V rows are widened to f32 once, into L1 buffers that
+//    all the tile's query vectors then read;
+//  - each vector's 16 scores come from 16 per-position lane products folded
+//    together by one 16 x 16 transpose-and-add (no horizontal sum per
+//    position);
+//  - the online softmax rescales the vector's running sum and weighted V by
+//    exp(old maximum - new maximum) once per tile, and its 16 exponentials
+//    run as one vector (GGML's expf polynomial).
 #include <math.h>
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
@@ -10,49 +15,13 @@
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
-// 16 cache elements from e (masked lanes read as zero), widened to f32.
-template <bool kF16>
-inline __m512 LoadKv(const void* base, int64_t e, __mmask16 mask) {
-  if constexpr (kF16) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(base) + e));
-  } else {
-    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(base) + e);
-  }
-}
 
-// Walks the positions of the sequence in order, yielding each one's element
-// offset in the arena without a division per position.
-class PositionRows {
- public:
-  explicit PositionRows(const AttendRowArgs& a)
-      : a_(a), block_(a.first_pos / a.block_size), offset_(a.first_pos % a.block_size) {}
-  int64_t Next() {
-    const int64_t row = (int64_t{a_.block_table[block_]} * a_.block_size + offset_) * a_.slot_stride + a_.head_offset;
-    if (++offset_ == a_.block_size) {
-      offset_ = 0;
-      ++block_;
-    }
-    return row;
-  }
+constexpr int kTile = 16;
+static_assert(kAttentionSegment % kTile == 0);
 
- private:
-  const AttendRowArgs& a_;
-  int64_t block_;
-  int64_t offset_;
-};
-
-template <bool kF16>
-inline float LoadOne(const void* base, int64_t e) {
-  if constexpr (kF16) {
-    return _cvtsh_ss(static_cast<const uint16_t*>(base)[e]);
-  } else {
-    return static_cast<const float*>(base)[e];
-  }
-}
-
-// The algorithm of GGML's AVX-512 ggml_v_expf, lane for lane equal to
-// reference::GgmlExpf (Pagoda's implementation, for parity with llama.cpp).
-inline __m512 GgmlExpf(__m512 x) {
+// The algorithm of GGML's AVX-512 ggml_v_expf: e^x for 16 lanes, 0 for
+// -inf and large negative x.
+inline __m512 Exp16(__m512 x) {
   const __m512 r = _mm512_set1_ps(0x1.8p23f);
   const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+0f), r);
   const __m512 n = _mm512_sub_ps(z, r);
@@ -71,95 +40,185 @@ inline __m512 GgmlExpf(__m512 x) {
   return _mm512_mask_blend_ps(big, res, sat);
 }
 
-// GGML's ggml_vec_dot_f32 order (reference::GgmlDotF32).
-template <bool kF16>
-inline float Dot(const float* q, const void* k, int64_t row, int64_t dim) {
-  const int64_t np = dim / 64 * 64;
-  __m512 s[4];
-  for (auto& v : s) v = _mm512_setzero_ps();
-  for (int64_t d = 0; d < np; d += 64) {
-    for (int j = 0; j < 4; ++j) {
-      s[j] = _mm512_fmadd_ps(_mm512_loadu_ps(q + d + 16 * j), LoadKv<kF16>(k, row + d + 16 * j, 0xffff), s[j]);
-    }
+// Lane p of the result is the sum of the 16 lanes of v[p].
+inline __m512 TransposeSum16(const __m512 v[16]) {
+  __m512 pairs[8];
+  for (int i = 0; i < 8; ++i) {
+    // 128-bit block k: a[4k]+a[4k+2], b[4k]+b[4k+2], a[4k+1]+a[4k+3], b[4k+1]+b[4k+3].
+    pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
   }
-  float sum = Fold16(_mm512_add_ps(_mm512_add_ps(s[0], s[2]), _mm512_add_ps(s[1], s[3])));
-  for (int64_t d = np; d < dim; ++d) sum = fmaf(q[d], LoadOne<kF16>(k, row + d), sum);
-  return sum;
+  __m512 quads[4];
+  for (int i = 0; i < 4; ++i) {
+    // Block k: the block-k sums of v[4i], v[4i+1], v[4i+2], v[4i+3].
+    const __m512d x = _mm512_castps_pd(pairs[2 * i]);
+    const __m512d y = _mm512_castps_pd(pairs[2 * i + 1]);
+    quads[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
+  }
+  // Blocks 0+1 and 2+3 of quads[0], quads[1] (then [2], [3]); then those pairs.
+  const __m512 w0 = _mm512_add_ps(_mm512_shuffle_f32x4(quads[0], quads[1], 0x88),
+                                  _mm512_shuffle_f32x4(quads[0], quads[1], 0xDD));
+  const __m512 w1 = _mm512_add_ps(_mm512_shuffle_f32x4(quads[2], quads[3], 0x88),
+                                  _mm512_shuffle_f32x4(quads[2], quads[3], 0xDD));
+  return _mm512_add_ps(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xDD));
 }
 
-// out[d0, d0 + width) for width <= 64: lane (p - first_pos) % 64 of each dimension
-// accumulates prob_p * v_p[d] in position order, then the 64 lanes fold
-// (l += l+32, l+16, l+8, l+4, l+2, l+1), 16 dimensions per vector.
+// Widens `width` cache elements at element offset e into dst (16 per store,
+// the last store's lanes past width zeroed).
 template <bool kF16>
-void WeightedValues(const AttendRowArgs& a, int64_t d0, int64_t width) {
-  const int nv = static_cast<int>((width + 15) / 16);
-  __mmask16 mask[4];
-  for (int v = 0; v < 4; ++v) mask[v] = v < nv ? FirstLanes(width - 16 * v) : 0;
-  alignas(64) float lanes[64][64];
-  // Only the first min(n, 64) lanes (n visible positions) are ever nonzero; the others, +0,
-  // would leave every sum they join unchanged (no lane can hold -0), so they
-  // are neither cleared nor folded.
-  const int64_t n = a.n_ctx - a.first_pos;
-  const int used = n < 64 ? static_cast<int>(n) : 64;
-  for (int r = 0; r < used; ++r) {
-    for (int v = 0; v < 4; ++v) _mm512_store_ps(lanes[r] + 16 * v, _mm512_setzero_ps());
-  }
-  PositionRows rows(a);
-  for (int64_t p = 0; p < n; ++p) {
-    const int64_t row = rows.Next() + d0;
-    const __m512 e = _mm512_set1_ps(a.scores[p]);
-    float* l = lanes[p % 64];
-    for (int v = 0; v < nv; ++v) {
-      _mm512_store_ps(l + 16 * v, _mm512_fmadd_ps(e, LoadKv<kF16>(a.v, row + 16 * v, mask[v]), _mm512_load_ps(l + 16 * v)));
+inline void WidenRow(const void* base, int64_t e, int64_t width, float* dst) {
+  for (int64_t d = 0; d < width; d += 16) {
+    const __mmask16 mask = FirstLanes(width - d);
+    __m512 x;
+    if constexpr (kF16) {
+      x = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(base) + e + d));
+    } else {
+      x = _mm512_maskz_loadu_ps(mask, static_cast<const float*>(base) + e + d);
     }
+    _mm512_store_ps(dst + d, x);
   }
-  for (int v = 0; v < nv; ++v) {
-    for (int w = 32; w >= 1; w /= 2) {
-      for (int r = 0; r < w && r + w < used; ++r) {
-        _mm512_store_ps(lanes[r] + 16 * v, _mm512_add_ps(_mm512_load_ps(lanes[r] + 16 * v), _mm512_load_ps(lanes[r + w] + 16 * v)));
+}
+
+template <bool kF16>
+void AttendSegmentT(const AttentionSegmentArgs& a) {
+  const int64_t hd = a.head_dim;
+  const int64_t padded = (hd + 15) / 16 * 16;
+  const int64_t stride = PartialStride(hd);
+  alignas(64) float k_tile[kTile * kMaxAttentionHeadDim];
+  alignas(64) float v_tile[kTile * kMaxAttentionHeadDim];
+  alignas(64) float probs[kTile];
+  float maximum[kMaxGroupVectors];
+  float sum[kMaxGroupVectors];
+  for (int32_t i = 0; i < a.num_vectors; ++i) {
+    maximum[i] = -INFINITY;
+    sum[i] = 0.0f;
+    for (int64_t d = 0; d < hd; ++d) a.partial[i * stride + 2 + d] = 0.0f;
+  }
+  // Element offsets of the rows of the tile at t0 (positions outside
+  // [begin, end) get -1), walking the block table without a division per
+  // position.
+  auto tile_rows = [&](int64_t t0, int64_t rows[kTile]) {
+    const int64_t first = t0 < a.begin ? a.begin : t0;
+    int64_t block = first / a.block_size;
+    int64_t offset = first % a.block_size;
+    for (int p = 0; p < kTile; ++p) {
+      const int64_t pos = t0 + p;
+      if (pos < first || pos >= a.end) {
+        rows[p] = -1;
+        continue;
+      }
+      rows[p] = (int64_t{a.block_table[block]} * a.block_size + offset) * a.slot_stride + a.head_offset;
+      if (++offset == a.block_size) {
+        offset = 0;
+        ++block;
       }
     }
-    _mm512_mask_storeu_ps(a.out + d0 + 16 * v, mask[v], _mm512_load_ps(lanes[0] + 16 * v));
+  };
+  int64_t rows[kTile];
+  for (int64_t t0 = a.begin / kTile * kTile; t0 < a.end; t0 += kTile) {
+    const int lo = static_cast<int>((t0 < a.begin ? a.begin : t0) - t0);
+    const int hi = static_cast<int>((t0 + kTile > a.end ? a.end : t0 + kTile) - t0);
+    const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
+    tile_rows(t0, rows);
+    // Rows outside [lo, hi) (a segment's first or last tile) are zeros: the
+    // loops below then run over all 16 rows, fully unrolled, with their
+    // accumulators in registers; those lanes' scores are masked out.
+    for (int p = 0; p < kTile; ++p) {
+      float* k_row = k_tile + p * padded;
+      float* v_row = v_tile + p * padded;
+      if (rows[p] < 0) {
+        for (int64_t d = 0; d < padded; d += 16) {
+          _mm512_store_ps(k_row + d, _mm512_setzero_ps());
+          _mm512_store_ps(v_row + d, _mm512_setzero_ps());
+        }
+        continue;
+      }
+      WidenRow<kF16>(a.k, rows[p], hd, k_row);
+      WidenRow<kF16>(a.v, rows[p], hd, v_row);
+    }
+    for (int32_t i = 0; i < a.num_vectors; ++i) {
+      const float* q = a.q + i * hd;
+      __m512 lanes[kTile];
+#pragma GCC unroll 16
+      for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_setzero_ps();
+      for (int64_t d = 0; d < padded; d += 16) {
+        const __m512 qd = _mm512_maskz_loadu_ps(FirstLanes(hd - d), q + d);
+#pragma GCC unroll 16
+        for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_fmadd_ps(qd, _mm512_load_ps(k_tile + p * padded + d), lanes[p]);
+      }
+      __m512 scores = _mm512_mul_ps(TransposeSum16(lanes), _mm512_set1_ps(a.scale));
+      if (a.softcap > 0.0f) {
+        alignas(64) float s[kTile];
+        _mm512_store_ps(s, scores);
+        for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / a.softcap)) * a.softcap;
+        scores = _mm512_load_ps(s);
+      }
+      scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
+      const float tile_max = _mm512_reduce_max_ps(scores);
+      const float new_max = tile_max > maximum[i] ? tile_max : maximum[i];
+      const __m512 e = _mm512_maskz_mov_ps(valid, Exp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max))));
+      const float rescale = expf(maximum[i] - new_max);
+      sum[i] = sum[i] * rescale + _mm512_reduce_add_ps(e);
+      maximum[i] = new_max;
+      _mm512_store_ps(probs, e);
+      float* acc = a.partial + i * stride + 2;
+      const __m512 vrescale = _mm512_set1_ps(rescale);
+      for (int64_t d = 0; d < padded; d += 64) {
+        // 64 dimensions at a time, kept in registers over the tile; masked
+        // lanes past the head neither load nor store.
+        __mmask16 mask[4];
+        __m512 sums[4];
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) {
+          mask[j] = d + 16 * j < hd ? FirstLanes(hd - d - 16 * j) : 0;
+          sums[j] = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask[j], acc + d + 16 * j), vrescale);
+        }
+#pragma GCC unroll 16
+        for (int p = 0; p < kTile; ++p) {
+          const __m512 w = _mm512_set1_ps(probs[p]);
+          const float* row = v_tile + p * padded + d;
+#pragma GCC unroll 4
+          for (int j = 0; j < 4; ++j) sums[j] = _mm512_fmadd_ps(w, _mm512_maskz_load_ps(mask[j], row + 16 * j), sums[j]);
+        }
+#pragma GCC unroll 4
+        for (int j = 0; j < 4; ++j) _mm512_mask_storeu_ps(acc + d + 16 * j, mask[j], sums[j]);
+      }
+    }
   }
-}
-
-template <bool kF16>
-void Attend(const AttendRowArgs& a) {
-  const int64_t n = a.n_ctx - a.first_pos;
-  PositionRows rows(a);
-  float mx = -INFINITY;
-  for (int64_t p = 0; p < n; ++p) {
-    a.scores[p] = Dot<kF16>(a.q, a.k, rows.Next(), a.head_dim) * a.scale;
-    if (a.softcap > 0.0f) a.scores[p] = tanhf(a.scores[p] * (1.0f / a.softcap)) * a.softcap;
-    mx = a.scores[p] > mx ? a.scores[p] : mx;
-  }
-  // ggml_vec_soft_max_f32: 16 exponentials at a time, each group's fold
-  // added to a double; then one multiply by (float)(1 / sum).
-  const __m512 vmx = _mm512_set1_ps(mx);
-  double sum = 0.0;
-  for (int64_t p = 0; p < n; p += 16) {
-    const __mmask16 mask = FirstLanes(n - p);
-    const __m512 e = _mm512_maskz_mov_ps(mask, GgmlExpf(_mm512_sub_ps(_mm512_maskz_loadu_ps(mask, a.scores + p), vmx)));
-    _mm512_mask_storeu_ps(a.scores + p, mask, e);
-    sum += static_cast<double>(Fold16(e));
-  }
-  const __m512 inv = _mm512_set1_ps(static_cast<float>(1.0 / sum));
-  for (int64_t p = 0; p < n; p += 16) {
-    const __mmask16 mask = FirstLanes(n - p);
-    _mm512_mask_storeu_ps(a.scores + p, mask, _mm512_mul_ps(_mm512_maskz_loadu_ps(mask, a.scores + p), inv));
-  }
-  for (int64_t d0 = 0; d0 < a.head_dim; d0 += 64) {
-    WeightedValues<kF16>(a, d0, a.head_dim - d0 < 64 ? a.head_dim - d0 : 64);
+  for (int32_t i = 0; i < a.num_vectors; ++i) {
+    a.partial[i * stride] = maximum[i];
+    a.partial[i * stride + 1] = sum[i];
   }
 }
 
 }  // namespace
 
-void AttendRow(const AttendRowArgs& args) {
+void AttendSegment(const AttentionSegmentArgs& args) {
   if (args.f16) {
-    Attend<true>(args);
+    AttendSegmentT<true>(args);
   } else {
-    Attend<false>(args);
+    AttendSegmentT<false>(args);
+  }
+}
+
+void FoldSegments(const float* partials, int64_t num_segments, int32_t num_vectors, int64_t head_dim, float* out) {
+  const int64_t stride = PartialStride(head_dim);
+  for (int32_t i = 0; i < num_vectors; ++i) {
+    const float* first = partials + i * stride;
+    float* o = out + i * head_dim;
+    float maximum = first[0];
+    float sum = first[1];
+    for (int64_t d = 0; d < head_dim; ++d) o[d] = first[2 + d];
+    for (int64_t k = 1; k < num_segments; ++k) {
+      const float* part = partials + (k * num_vectors + i) * stride;
+      const float new_max = part[0] > maximum ? part[0] : maximum;
+      const float old_scale = expf(maximum - new_max);
+      const float part_scale = expf(part[0] - new_max);
+      sum = sum * old_scale + part[1] * part_scale;
+      for (int64_t d = 0; d < head_dim; ++d) o[d] = o[d] * old_scale + part[2 + d] * part_scale;
+      maximum = new_max;
+    }
+    const float inv = 1.0f / sum;
+    for (int64_t d = 0; d < head_dim; ++d) o[d] *= inv;
   }
 }
 

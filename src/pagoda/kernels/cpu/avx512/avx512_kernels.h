@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "pagoda/kernels/cpu/attention_plan.h"
+#include "pagoda/kernels/cpu/grouped_attention.h"
 #include "pagoda/kernels/cpu/simd_matmul.h"
 
 namespace pagoda::kernels::cpu::avx512 {
@@ -42,6 +42,10 @@ void PanelsF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin
 void PanelsBF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 float* y);
 
-void AttendRow(const AttendRowArgs& args);
+// The grouped attention kernel (grouped_attention.h), for heads of at most
+// kMaxAttentionHeadDim dimensions.
+constexpr int64_t kMaxAttentionHeadDim = 512;
+void AttendSegment(const AttentionSegmentArgs& args);
+void FoldSegments(const float* partials, int64_t num_segments, int32_t num_vectors, int64_t head_dim, float* out);
 
 }  // namespace pagoda::kernels::cpu::avx512

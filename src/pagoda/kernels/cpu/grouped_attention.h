@@ -1,0 +1,78 @@
+// PagedAttention by KV head, flash-attention style, for the SIMD sets whose
+// arithmetic need not follow GGML's order:
+//  - GQA grouping: the query heads that share a KV head (up to
+//    kMaxGroupVectors of them, for one query row) attend together, so each
+//    K/V position is loaded and widened once for all of them;
+//  - online softmax: positions stream through in tiles, with a running
+//    maximum, sum and weighted V per query vector, so scores are never
+//    stored and no pass runs over the context twice;
+//  - split-K: a row's context is cut into fixed segments of
+//    kAttentionSegment positions (by absolute position), each giving a
+//    partial (max, sum, weighted V) that a fold combines in segment order.
+//    When a step has few (row, KV head) units (decode of a few sequences),
+//    the segments of one unit run on different threads.
+//
+// Batch invariance: a query vector's result depends only on its own query,
+// its sequence's K/V and its position. Segments are fixed by position, each
+// is computed from scratch and the fold always runs in segment order with
+// the kernel's one fold function, whether a unit's segments run on one thread
+// or several; how units are grouped into jobs never changes a vector's
+// arithmetic.
+#pragma once
+
+#include <cstdint>
+
+#include "pagoda/kernels/cpu_kernels.h"
+
+namespace pagoda::kernels {
+class ComputeContext;
+}
+
+namespace pagoda::kernels::cpu {
+
+// Query vectors attended together (one row's heads of one KV head).
+constexpr int32_t kMaxGroupVectors = 4;
+// Positions per split-K segment; a multiple of every kernel's tile.
+constexpr int64_t kAttentionSegment = 256;
+
+// A segment's partial for each of num_vectors query vectors, laid out as
+// [vector][head_dim + 2]: the running maximum score, the sum of
+// exp(score - maximum), then the head_dim weighted V sums.
+constexpr int64_t PartialStride(int64_t head_dim) { return head_dim + 2; }
+
+// One segment of one unit: query vectors q + i * head_dim (i < num_vectors)
+// attend over positions [begin, end) of their sequence, all of which they
+// see. K/V element (position p, dim d) is at
+// slot * slot_stride + head_offset + d, slot = block_table[p / block_size]
+// * block_size + p % block_size.
+struct AttentionSegmentArgs {
+  const float* q;
+  int32_t num_vectors;
+  const void* k;
+  const void* v;
+  bool f16;  // cache elements are f16 (else f32)
+  int64_t head_dim;
+  int64_t slot_stride;
+  int64_t head_offset;
+  int64_t block_size;
+  const int32_t* block_table;
+  int64_t begin;
+  int64_t end;
+  float scale;
+  float softcap;   // 0: none
+  float* partial;  // [num_vectors][PartialStride(head_dim)]
+};
+
+struct GroupedAttentionKernel {
+  void (*attend_segment)(const AttentionSegmentArgs& args);
+  // Folds num_segments partials ([segment][vector][stride]) in segment order
+  // and writes each vector's normalized output to out + i * head_dim.
+  void (*fold)(const float* partials, int64_t num_segments, int32_t num_vectors, int64_t head_dim, float* out);
+};
+
+// PagedAttention (cpu_kernels.h) with `kernel`, on ctx's pool and scratch.
+void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
+                              const AttentionBatch& batch, const AttentionParams& params, float* out,
+                              const GroupedAttentionKernel& kernel, ComputeContext& ctx);
+
+}  // namespace pagoda::kernels::cpu
