@@ -1,7 +1,7 @@
 // The AVX-512 grouped attention kernel (grouped_attention.h). A segment runs
 // in tiles of 16 positions aligned to absolute multiples of 16:
-//  - the tile's K and V rows are widened to f32 once, into L1 buffers that
-//    all the tile's query vectors then read;
+//  - the tile's K and V rows are read straight from the cache (widened to
+//    f32 in registers) by each query vector;
 //  - each vector's 16 scores come from 16 per-position lane products folded
 //    together by one 16 x 16 transpose-and-add (no horizontal sum per
 //    position);
@@ -62,29 +62,24 @@ inline __m512 TransposeSum16(const __m512 v[16]) {
   return _mm512_add_ps(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xDD));
 }
 
-// Widens `width` cache elements at element offset e into dst (16 per store,
-// the last store's lanes past width zeroed).
+// 16 cache elements at `row` + d (masked lanes neither read nor set), as f32.
 template <bool kF16>
-inline void WidenRow(const void* base, int64_t e, int64_t width, float* dst) {
-  for (int64_t d = 0; d < width; d += 16) {
-    const __mmask16 mask = FirstLanes(width - d);
-    __m512 x;
-    if constexpr (kF16) {
-      x = _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(base) + e + d));
-    } else {
-      x = _mm512_maskz_loadu_ps(mask, static_cast<const float*>(base) + e + d);
-    }
-    _mm512_store_ps(dst + d, x);
+inline __m512 LoadWide(const void* row, int64_t d, __mmask16 mask) {
+  if constexpr (kF16) {
+    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(row) + d));
+  } else {
+    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(row) + d);
   }
 }
+
+// A row of zeros for the positions of a tile outside its segment.
+alignas(64) constexpr float kZeroRow[kMaxAttentionHeadDim] = {};
 
 template <bool kF16>
 void AttendSegmentT(const AttentionSegmentArgs& a) {
   const int64_t hd = a.head_dim;
   const int64_t padded = (hd + 15) / 16 * 16;
   const int64_t stride = PartialStride(hd);
-  alignas(64) float k_tile[kTile * kMaxAttentionHeadDim];
-  alignas(64) float v_tile[kTile * kMaxAttentionHeadDim];
   alignas(64) float probs[kTile];
   float maximum[kMaxGroupVectors];
   float sum[kMaxGroupVectors];
@@ -93,57 +88,48 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
     sum[i] = 0.0f;
     for (int64_t d = 0; d < hd; ++d) a.partial[i * stride + 2 + d] = 0.0f;
   }
-  // Element offsets of the rows of the tile at t0 (positions outside
-  // [begin, end) get -1), walking the block table without a division per
-  // position.
-  auto tile_rows = [&](int64_t t0, int64_t rows[kTile]) {
+  // The K and V rows of the tile at t0, walking the block table without a
+  // division per position; positions outside [begin, end) read zeros. The
+  // kernel reads the cache directly: widening a tile into a buffer first
+  // made every cache load wait on the buffer's stores (a 4 KiB tile aliases
+  // every load address in the store-forwarding check).
+  const size_t elem = kF16 ? 2 : 4;
+  const void* k_rows[kTile];
+  const void* v_rows[kTile];
+  auto tile_rows = [&](int64_t t0) {
     const int64_t first = t0 < a.begin ? a.begin : t0;
     int64_t block = first / a.block_size;
     int64_t offset = first % a.block_size;
     for (int p = 0; p < kTile; ++p) {
       const int64_t pos = t0 + p;
       if (pos < first || pos >= a.end) {
-        rows[p] = -1;
+        k_rows[p] = v_rows[p] = kZeroRow;
         continue;
       }
-      rows[p] = (int64_t{a.block_table[block]} * a.block_size + offset) * a.slot_stride + a.head_offset;
+      const int64_t e = (int64_t{a.block_table[block]} * a.block_size + offset) * a.slot_stride + a.head_offset;
+      k_rows[p] = static_cast<const char*>(a.k) + e * elem;
+      v_rows[p] = static_cast<const char*>(a.v) + e * elem;
       if (++offset == a.block_size) {
         offset = 0;
         ++block;
       }
     }
   };
-  int64_t rows[kTile];
   for (int64_t t0 = a.begin / kTile * kTile; t0 < a.end; t0 += kTile) {
     const int lo = static_cast<int>((t0 < a.begin ? a.begin : t0) - t0);
     const int hi = static_cast<int>((t0 + kTile > a.end ? a.end : t0 + kTile) - t0);
     const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
-    tile_rows(t0, rows);
-    // Rows outside [lo, hi) (a segment's first or last tile) are zeros: the
-    // loops below then run over all 16 rows, fully unrolled, with their
-    // accumulators in registers; those lanes' scores are masked out.
-    for (int p = 0; p < kTile; ++p) {
-      float* k_row = k_tile + p * padded;
-      float* v_row = v_tile + p * padded;
-      if (rows[p] < 0) {
-        for (int64_t d = 0; d < padded; d += 16) {
-          _mm512_store_ps(k_row + d, _mm512_setzero_ps());
-          _mm512_store_ps(v_row + d, _mm512_setzero_ps());
-        }
-        continue;
-      }
-      WidenRow<kF16>(a.k, rows[p], hd, k_row);
-      WidenRow<kF16>(a.v, rows[p], hd, v_row);
-    }
+    tile_rows(t0);
     for (int32_t i = 0; i < a.num_vectors; ++i) {
       const float* q = a.q + i * hd;
       __m512 lanes[kTile];
 #pragma GCC unroll 16
       for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_setzero_ps();
       for (int64_t d = 0; d < padded; d += 16) {
-        const __m512 qd = _mm512_maskz_loadu_ps(FirstLanes(hd - d), q + d);
+        const __mmask16 mask = FirstLanes(hd - d);
+        const __m512 qd = _mm512_maskz_loadu_ps(mask, q + d);
 #pragma GCC unroll 16
-        for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_fmadd_ps(qd, _mm512_load_ps(k_tile + p * padded + d), lanes[p]);
+        for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_fmadd_ps(qd, LoadWide<kF16>(k_rows[p], d, mask), lanes[p]);
       }
       __m512 scores = _mm512_mul_ps(TransposeSum16(lanes), _mm512_set1_ps(a.scale));
       if (a.softcap > 0.0f) {
@@ -175,9 +161,8 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
 #pragma GCC unroll 16
         for (int p = 0; p < kTile; ++p) {
           const __m512 w = _mm512_set1_ps(probs[p]);
-          const float* row = v_tile + p * padded + d;
 #pragma GCC unroll 4
-          for (int j = 0; j < 4; ++j) sums[j] = _mm512_fmadd_ps(w, _mm512_maskz_load_ps(mask[j], row + 16 * j), sums[j]);
+          for (int j = 0; j < 4; ++j) sums[j] = _mm512_fmadd_ps(w, LoadWide<kF16>(v_rows[p], d + 16 * j, mask[j]), sums[j]);
         }
 #pragma GCC unroll 4
         for (int j = 0; j < 4; ++j) _mm512_mask_storeu_ps(acc + d + 16 * j, mask[j], sums[j]);
