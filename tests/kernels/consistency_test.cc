@@ -137,6 +137,24 @@ TEST_P(ConsistencyTest, SiluMul) {
   EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kSiluMulMaxUlp);
 }
 
+// Saturating and infinite gates, a length that is no multiple of 16, and a
+// prompt-sized call that kernels::SiluMul splits over the pool.
+TEST_P(ConsistencyTest, SiluMulExtremesTailsAndPoolSplit) {
+  std::vector<float> gate = {-200.0f, -100.0f, -88.5f, -87.0f, -0.0f, 0.0f, 1e-30f, 87.0f, 88.5f, 100.0f,
+                             INFINITY, -INFINITY, 3.0f, -3.0f, 0.5f, -0.5f, 7.0f, 20.0f, -20.0f};
+  std::vector<float> up(gate.size(), 1.5f);
+  for (int64_t n : {int64_t{19}, int64_t{40000}}) {
+    if (n > static_cast<int64_t>(gate.size())) {
+      gate = RandomFloats(n, 9, -30.0f, 30.0f);
+      up = RandomFloats(n, 10);
+    }
+    std::vector<float> want(static_cast<size_t>(n)), got(static_cast<size_t>(n));
+    ref::SiluMul(gate.data(), up.data(), n, want.data());
+    kernels::SiluMul(ctx_, gate.data(), up.data(), n, got.data());
+    EXPECT_EQ(testing::FirstBitDifference(got.data(), want.data(), n), -1) << set().name << " n " << n;
+  }
+}
+
 TEST_P(ConsistencyTest, AddInPlace) {
   SKIP_IF_REFERENCE(add_in_place, ref::AddInPlace);
   const std::vector<float> a = RandomFloats(kN, 5, -8.0f, 8.0f), b = RandomFloats(kN, 6);

@@ -1,9 +1,12 @@
 // pagoda::kernels: each call goes to the kernel set of the context it is given.
 #include "pagoda/kernels/cpu_kernels.h"
 
+#include <algorithm>
+
 #include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels {
 
@@ -35,7 +38,19 @@ void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t token
 }
 
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
-  ctx.kernels().silu_mul(gate, up, n, out);
+  // A prompt's MLP activations (tokens x intermediate) are split over the
+  // pool in whole 16-element pieces; a decode step's row is not worth a wake-up.
+  constexpr int64_t kParallelFrom = 1 << 15;
+  if (n < kParallelFrom) {
+    ctx.kernels().silu_mul(gate, up, n, out);
+    return;
+  }
+  const int64_t pieces = (n + 15) / 16;
+  ctx.pool().ParallelFor(pieces, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * 16;
+    const int64_t last = std::min(end * 16, n);
+    ctx.kernels().silu_mul(gate + first, up + first, last - first, out + first);
+  });
 }
 
 void GeluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {

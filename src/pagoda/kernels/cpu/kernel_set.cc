@@ -107,8 +107,8 @@ void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cach
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
-// floats per token and are memory-bound, so every set uses the reference
-// versions; only MatMul and attention have per-ISA code.
+// floats per token and are memory-bound, so the sets use the reference
+// versions; MatMul, attention and (on AVX-512) SiLU have per-ISA code.
 // A set: its own MatMul, attention and sampler reductions, and the reference
 // row kernels every set shares.
 constexpr KernelSet MakeSet(const char* name, const char* summary, decltype(KernelSet::matmul) matmul,
@@ -139,11 +139,17 @@ constexpr KernelSet kScalar =
     MakeSet("scalar", "the scalar reference kernels", ScalarMatMul, ScalarAttention, &reference::kRowOps, nullptr);
 constexpr KernelSet kAvx2 =
     MakeSet("avx2", "AVX2 and FMA", Avx2MatMul, Avx2Attention, &avx2::kRowOps, &kAvx2MatMul);
-constexpr KernelSet kAvx512 = MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32", Avx512MatMul,
-                                      Avx512Attention, &avx2::kRowOps, &kAvx512MatMul);
-constexpr KernelSet kAvx512Bf16 =
+// The AVX-512 sets also have their own SiLU-and-multiply (bit for bit the reference's).
+constexpr KernelSet WithAvx512Elementwise(KernelSet set) {
+  set.silu_mul = avx512::SiluMul;
+  return set;
+}
+constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32",
+                                                            Avx512MatMul, Avx512Attention, &avx2::kRowOps,
+                                                            &kAvx512MatMul));
+constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
     MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights through AVX512-BF16's VDPBF16PS", Avx512Bf16MatMul,
-            Avx512Attention, &avx2::kRowOps, &kAvx512Bf16MatMul);
+            Avx512Attention, &avx2::kRowOps, &kAvx512Bf16MatMul));
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

@@ -19,27 +19,6 @@ namespace {
 constexpr int kTile = 16;
 static_assert(kAttentionSegment % kTile == 0);
 
-// The algorithm of GGML's AVX-512 ggml_v_expf: e^x for 16 lanes, 0 for
-// -inf and large negative x.
-inline __m512 Exp16(__m512 x) {
-  const __m512 r = _mm512_set1_ps(0x1.8p23f);
-  const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+0f), r);
-  const __m512 n = _mm512_sub_ps(z, r);
-  const __m512 b = _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.7f7d1cp-20f),
-                                    _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.62e4p-1f), x));
-  const __m512 u = _mm512_mul_ps(b, b);
-  const __m512 j = _mm512_fmadd_ps(
-      _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_set1_ps(0x1.0e4020p-7f), b, _mm512_set1_ps(0x1.573e2ep-5f)), u,
-                      _mm512_fmadd_ps(_mm512_set1_ps(0x1.555e66p-3f), b, _mm512_set1_ps(0x1.fffdb6p-2f))),
-      u, _mm512_fmadd_ps(_mm512_set1_ps(0x1.ffffecp-1f), b, _mm512_set1_ps(1.0f)));
-  const __m512 res = _mm512_scalef_ps(j, n);
-  const __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(n), _mm512_set1_ps(192.0f), _CMP_GT_OQ);
-  if (big == 0) return res;
-  const __mmask16 neg = _mm512_cmp_ps_mask(n, _mm512_setzero_ps(), _CMP_LE_OQ);
-  const __m512 sat = _mm512_mask_blend_ps(neg, _mm512_set1_ps(INFINITY), _mm512_setzero_ps());
-  return _mm512_mask_blend_ps(big, res, sat);
-}
-
 // Lane p of the result is the sum of the 16 lanes of v[p].
 inline __m512 TransposeSum16(const __m512 v[16]) {
   __m512 pairs[8];
@@ -141,7 +120,7 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
       scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
       const float tile_max = _mm512_reduce_max_ps(scores);
       const float new_max = tile_max > maximum[i] ? tile_max : maximum[i];
-      const __m512 e = _mm512_maskz_mov_ps(valid, Exp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max))));
+      const __m512 e = _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max))));
       const float rescale = expf(maximum[i] - new_max);
       sum[i] = sum[i] * rescale + _mm512_reduce_add_ps(e);
       maximum[i] = new_max;

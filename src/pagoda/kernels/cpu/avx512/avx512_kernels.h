@@ -42,6 +42,9 @@ void PanelsF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin
 void PanelsBF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 float* y);
 
+// out = silu(gate) * up, bit for bit reference::SiluMul.
+void SiluMul(const float* gate, const float* up, int64_t n, float* out);
+
 // The grouped attention kernel (grouped_attention.h), for heads of at most
 // kMaxAttentionHeadDim dimensions.
 constexpr int64_t kMaxAttentionHeadDim = 512;

@@ -17,6 +17,8 @@
 #pragma GCC diagnostic pop
 #endif
 
+#include <math.h>
+
 #include <cstdint>
 #include <cstring>
 
@@ -76,6 +78,28 @@ inline __m512i GatherLastDword(const uint8_t* const row[16], int64_t offset) {
 }
 
 // Mask of the first n (0..16) lanes.
+// The algorithm of GGML's AVX-512 ggml_v_expf, lane for lane equal to
+// reference::GgmlExpf (the same fused steps; VSCALEFPS rounds j * 2^n once):
+// e^x for 16 lanes, 0 for -inf and large negative x.
+inline __m512 GgmlExp16(__m512 x) {
+  const __m512 r = _mm512_set1_ps(0x1.8p23f);
+  const __m512 z = _mm512_fmadd_ps(x, _mm512_set1_ps(0x1.715476p+0f), r);
+  const __m512 n = _mm512_sub_ps(z, r);
+  const __m512 b = _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.7f7d1cp-20f),
+                                    _mm512_fnmadd_ps(n, _mm512_set1_ps(0x1.62e4p-1f), x));
+  const __m512 u = _mm512_mul_ps(b, b);
+  const __m512 j = _mm512_fmadd_ps(
+      _mm512_fmadd_ps(_mm512_fmadd_ps(_mm512_set1_ps(0x1.0e4020p-7f), b, _mm512_set1_ps(0x1.573e2ep-5f)), u,
+                      _mm512_fmadd_ps(_mm512_set1_ps(0x1.555e66p-3f), b, _mm512_set1_ps(0x1.fffdb6p-2f))),
+      u, _mm512_fmadd_ps(_mm512_set1_ps(0x1.ffffecp-1f), b, _mm512_set1_ps(1.0f)));
+  const __m512 res = _mm512_scalef_ps(j, n);
+  const __mmask16 big = _mm512_cmp_ps_mask(_mm512_abs_ps(n), _mm512_set1_ps(192.0f), _CMP_GT_OQ);
+  if (big == 0) return res;
+  const __mmask16 neg = _mm512_cmp_ps_mask(n, _mm512_setzero_ps(), _CMP_LE_OQ);
+  const __m512 sat = _mm512_mask_blend_ps(neg, _mm512_set1_ps(INFINITY), _mm512_setzero_ps());
+  return _mm512_mask_blend_ps(big, res, sat);
+}
+
 inline __mmask16 FirstLanes(int64_t n) {
   return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1);
 }
