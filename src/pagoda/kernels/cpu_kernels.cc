@@ -9,6 +9,37 @@
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels {
+namespace {
+
+// A prompt's rows (or elements) are split over the pool; a decode step's
+// few are not worth waking it. Every op split here computes each row (or
+// element) on its own, so the split changes no bit.
+constexpr int64_t kParallelRowsFrom = 32;
+constexpr int64_t kParallelElementsFrom = 1 << 15;
+
+template <typename Fn>
+void OverRows(ComputeContext& ctx, int64_t rows, const Fn& fn) {
+  if (rows < kParallelRowsFrom) {
+    fn(0, rows);
+    return;
+  }
+  ctx.pool().ParallelFor(rows, [&](int64_t begin, int64_t end) { fn(begin, end); });
+}
+
+// fn(first, count) over [0, n) in pieces of whole 16-element vectors.
+template <typename Fn>
+void OverElements(ComputeContext& ctx, int64_t n, const Fn& fn) {
+  if (n < kParallelElementsFrom) {
+    fn(0, n);
+    return;
+  }
+  ctx.pool().ParallelFor((n + 15) / 16, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * 16;
+    fn(first, std::min(end * 16, n) - first);
+  });
+}
+
+}  // namespace
 
 void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w, float* y) {
   if (w.input_order == nullptr) {
@@ -29,35 +60,33 @@ void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t
 
 void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t rows, int64_t dim, float eps,
              float* y) {
-  ctx.kernels().rms_norm(x, weight, rows, dim, eps, y);
+  OverRows(ctx, rows, [&](int64_t begin, int64_t end) {
+    ctx.kernels().rms_norm(x + begin * dim, weight, end - begin, dim, eps, y + begin * dim);
+  });
 }
 
 void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
           const RopeParams& params) {
-  ctx.kernels().rope(x, positions, tokens, heads, head_dim, params);
+  OverRows(ctx, tokens, [&](int64_t begin, int64_t end) {
+    ctx.kernels().rope(x + begin * heads * head_dim, positions + begin, end - begin, heads, head_dim, params);
+  });
 }
 
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
-  // A prompt's MLP activations (tokens x intermediate) are split over the
-  // pool in whole 16-element pieces; a decode step's row is not worth a wake-up.
-  constexpr int64_t kParallelFrom = 1 << 15;
-  if (n < kParallelFrom) {
-    ctx.kernels().silu_mul(gate, up, n, out);
-    return;
-  }
-  const int64_t pieces = (n + 15) / 16;
-  ctx.pool().ParallelFor(pieces, [&](int64_t begin, int64_t end) {
-    const int64_t first = begin * 16;
-    const int64_t last = std::min(end * 16, n);
-    ctx.kernels().silu_mul(gate + first, up + first, last - first, out + first);
+  OverElements(ctx, n, [&](int64_t first, int64_t count) {
+    ctx.kernels().silu_mul(gate + first, up + first, count, out + first);
   });
 }
 
 void GeluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {
-  ctx.kernels().gelu_mul(gate, up, n, out);
+  OverElements(ctx, n, [&](int64_t first, int64_t count) {
+    ctx.kernels().gelu_mul(gate + first, up + first, count, out + first);
+  });
 }
 
-void AddInPlace(ComputeContext& ctx, float* y, const float* x, int64_t n) { ctx.kernels().add_in_place(y, x, n); }
+void AddInPlace(ComputeContext& ctx, float* y, const float* x, int64_t n) {
+  OverElements(ctx, n, [&](int64_t first, int64_t count) { ctx.kernels().add_in_place(y + first, x + first, count); });
+}
 
 void AddBias(ComputeContext& ctx, float* y, const float* bias, int64_t rows, int64_t cols) {
   ctx.kernels().add_bias(y, bias, rows, cols);
