@@ -18,9 +18,12 @@ namespace pagoda::kernels::cpu::avx512 {
 namespace {
 
 // The kinds that follow the reference's one float update per block (Tile);
-// Q4_1 and Q8_0 follow GGML's eight accumulators (GgmlTile).
+// Q8_0 follows GGML's eight accumulators (GgmlTile), bit for bit the
+// reference. Q4_1 takes one float update per block like the other types:
+// 20% faster prompts than GGML's order, which the parity rule (by tolerance)
+// no longer requires; the scalar and AVX2 sets keep GGML's order.
 template <Kind K>
-constexpr bool kPerBlock = K != Kind::kQ4_1 && K != Kind::kQ8_0;
+constexpr bool kPerBlock = K != Kind::kQ8_0;
 // Stored weights n stand for n - kOffset.
 template <Kind K>
 constexpr int kOffset = K == Kind::kQ4_0 ? 8 : K == Kind::kQ5_0 ? 16 : K == Kind::kIQ4_NL ? 128 : 0;
@@ -185,23 +188,19 @@ inline void Q8_0GroupBias(const int8_t* xq, int32_t out[8]) {
   _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_sub_epi32(_mm256_setzero_si256(), c));
 }
 
-// GGML's order for Q4_1 and Q8_0 (ggml_vec_dot_q4_1_q8_1, ggml_vec_dot_q8_0_q8_0
-// on AVX2/AVX-512): per output, 8 float accumulators, one per group of 4
-// block elements; each block adds fma(d_w * d_x, (float)group_sum, acc[g]).
-// Here vector g holds accumulator g of the 16 rows of the panel. Q4_1 also
-// keeps summs = fma(m_w, s_x, summs). The result is GGML's hsum_float_8 of
-// the 8 accumulators (plus summs).
+// GGML's order for Q8_0 (ggml_vec_dot_q8_0_q8_0 on AVX2/AVX-512): per
+// output, 8 float accumulators, one per group of 4 block elements; each
+// block adds fma(d_w * d_x, (float)group_sum, acc[g]). Here vector g holds
+// accumulator g of the 16 rows of the panel. The result is GGML's
+// hsum_float_8 of the 8 accumulators.
 template <Kind K, int R, typename NextBlock>
 void GgmlTile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
               int64_t ldy, int rows) {
-  static_assert(K == Kind::kQ4_1 || K == Kind::kQ8_0);
+  static_assert(K == Kind::kQ8_0);
   __m512 acc[R][8];
-  __m512 summs[R];
   for (int r = 0; r < R; ++r) {
     for (int g = 0; g < 8; ++g) acc[r][g] = _mm512_setzero_ps();
-    summs[r] = _mm512_setzero_ps();
   }
-  const __m512i zero = _mm512_setzero_si512();
   for (int64_t b = 0; b < nb; ++b) {
     Block blk;
     next_block(b, &blk);
@@ -209,13 +208,11 @@ void GgmlTile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t 
       const int8_t* xq = x.qs + (i0 + r) * x.k + b * 32;
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       const __m512 d0d1 = _mm512_mul_ps(blk.d, _mm512_set1_ps(x.d[xb]));
-      if constexpr (K == Kind::kQ4_1) summs[r] = _mm512_fmadd_ps(blk.m, _mm512_set1_ps(x.s[xb]), summs[r]);
-      int32_t bias[8] = {};
-      if constexpr (K == Kind::kQ8_0) Q8_0GroupBias(xq, bias);
+      int32_t bias[8];
+      Q8_0GroupBias(xq, bias);
       for (int g = 0; g < 8; ++g) {
         const __m512i xg = _mm512_set1_epi32(Load32(xq + 4 * g));
-        const __m512i start = K == Kind::kQ8_0 ? _mm512_set1_epi32(bias[g]) : zero;
-        const __m512i p = _mm512_dpbusd_epi32(start, blk.w[g], xg);
+        const __m512i p = _mm512_dpbusd_epi32(_mm512_set1_epi32(bias[g]), blk.w[g], xg);
         acc[r][g] = _mm512_fmadd_ps(d0d1, _mm512_cvtepi32_ps(p), acc[r][g]);
       }
     }
@@ -223,9 +220,7 @@ void GgmlTile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t 
   for (int r = 0; r < R; ++r) {
     const __m512 h0 = _mm512_add_ps(_mm512_add_ps(acc[r][4], acc[r][0]), _mm512_add_ps(acc[r][6], acc[r][2]));
     const __m512 h1 = _mm512_add_ps(_mm512_add_ps(acc[r][5], acc[r][1]), _mm512_add_ps(acc[r][7], acc[r][3]));
-    __m512 res = _mm512_add_ps(h0, h1);
-    if constexpr (K == Kind::kQ4_1) res = _mm512_add_ps(res, summs[r]);
-    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), res);
+    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), _mm512_add_ps(h0, h1));
   }
 }
 
@@ -236,33 +231,26 @@ constexpr int kGgmlPackedRows = 3;
 template <Kind K, int R>
 void GgmlPackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
                     int64_t ldy, int rows) {
-  static_assert(K == Kind::kQ4_1 || K == Kind::kQ8_0);
+  static_assert(K == Kind::kQ8_0);
   __m512 acc[R][8];
-  __m512 summs[R];
   for (int r = 0; r < R; ++r) {
     for (int g = 0; g < 8; ++g) acc[r][g] = _mm512_setzero_ps();
-    summs[r] = _mm512_setzero_ps();
   }
-  const __m512i zero = _mm512_setzero_si512();
   for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
     const auto* vec = reinterpret_cast<const __m512i*>(packed);
     const auto* scales = reinterpret_cast<const float*>(packed + 8 * 64);
     __m512 d0d1[R];
-    int32_t bias[R][8] = {};
+    int32_t bias[R][8];
     for (int r = 0; r < R; ++r) {
-      if constexpr (K == Kind::kQ8_0) Q8_0GroupBias(x.qs + (i0 + r) * x.k + b * 32, bias[r]);
+      Q8_0GroupBias(x.qs + (i0 + r) * x.k + b * 32, bias[r]);
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
       d0d1[r] = _mm512_mul_ps(_mm512_load_ps(scales), _mm512_set1_ps(x.d[xb]));
-      if constexpr (K == Kind::kQ4_1) {
-        summs[r] = _mm512_fmadd_ps(_mm512_load_ps(scales + 16), _mm512_set1_ps(x.s[xb]), summs[r]);
-      }
     }
     for (int g = 0; g < 8; ++g) {
       const __m512i wg = _mm512_load_si512(vec + g);
       for (int r = 0; r < R; ++r) {
         const __m512i xg = _mm512_set1_epi32(Load32(x.qs + (i0 + r) * x.k + b * 32 + 4 * g));
-        const __m512i start = K == Kind::kQ8_0 ? _mm512_set1_epi32(bias[r][g]) : zero;
-        const __m512i p = _mm512_dpbusd_epi32(start, wg, xg);
+        const __m512i p = _mm512_dpbusd_epi32(_mm512_set1_epi32(bias[r][g]), wg, xg);
         acc[r][g] = _mm512_fmadd_ps(d0d1[r], _mm512_cvtepi32_ps(p), acc[r][g]);
       }
     }
@@ -270,9 +258,7 @@ void GgmlPackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, i
   for (int r = 0; r < R; ++r) {
     const __m512 h0 = _mm512_add_ps(_mm512_add_ps(acc[r][4], acc[r][0]), _mm512_add_ps(acc[r][6], acc[r][2]));
     const __m512 h1 = _mm512_add_ps(_mm512_add_ps(acc[r][5], acc[r][1]), _mm512_add_ps(acc[r][7], acc[r][3]));
-    __m512 res = _mm512_add_ps(h0, h1);
-    if constexpr (K == Kind::kQ4_1) res = _mm512_add_ps(res, summs[r]);
-    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), res);
+    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), _mm512_add_ps(h0, h1));
   }
 }
 
