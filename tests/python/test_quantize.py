@@ -8,7 +8,10 @@ Each file type of the issue requantizes the default model, then:
 - its perplexity over the first 4 windows of 512 tokens of the GPL-3 must be
   within 1% of what llama-perplexity printed after its 4th chunk (the same
   windows: llama-perplexity cuts the text into 512-token chunks from the
-  start). llama-perplexity keeps its KV cache in f16, so Pagoda does here too.
+  start), with flash attention or without: llama.cpp's two attention paths
+  sum in different orders and themselves differ by up to 0.5% here, as
+  Pagoda's kernel sets do. llama-perplexity keeps its KV cache in f16, so
+  Pagoda does here too.
 """
 
 import hashlib
@@ -39,9 +42,17 @@ def perplexity(pagoda_bin, model):
     return float(re.search(r"perplexity: ([0-9.]+)", out).group(1))
 
 
+def llama_perplexities(entry):
+    """llama-perplexity's value after WINDOWS chunks, with and without flash attention."""
+    return [entry[key]["running_ppl"][WINDOWS - 1] for key in ("perplexity", "perplexity_flash_attn_off")]
+
+
+def assert_within_one_percent_of_either(got, wants):
+    assert any(got == pytest.approx(want, rel=0.01) for want in wants), (got, wants)
+
+
 def test_the_source_model_matches_llama_perplexity(pagoda_bin, default_model):
-    want = REFERENCE["source"]["perplexity"]["running_ppl"][WINDOWS - 1]
-    assert perplexity(pagoda_bin, default_model) == pytest.approx(want, rel=0.01)
+    assert_within_one_percent_of_either(perplexity(pagoda_bin, default_model), llama_perplexities(REFERENCE["source"]))
 
 
 @pytest.mark.parametrize("file_type", sorted(REFERENCE["outputs"]))
@@ -51,8 +62,7 @@ def test_requantized_file_is_llama_quantizes_and_scores_alike(pagoda_bin, defaul
     log = run(pagoda_bin, "quantize", "--allow-requantize", str(default_model), str(out), file_type).stderr.decode()
     assert f"quantize: {file_type}, {ref['n_tensors']} tensors" in log
     assert sha256(out) == ref["file_sha256"]
-    want = ref["perplexity"]["running_ppl"][WINDOWS - 1]
-    assert perplexity(pagoda_bin, out) == pytest.approx(want, rel=0.01)
+    assert_within_one_percent_of_either(perplexity(pagoda_bin, out), llama_perplexities(ref))
 
 
 def test_quantize_errors_are_one_clear_line(pagoda_bin, default_model, tmp_path):
