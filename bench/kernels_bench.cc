@@ -9,7 +9,12 @@
 //     super-block types at [1536 -> 576] (ffn_down, the one projection of
 //     this model whose rows hold a whole number of 256-element blocks);
 //     m = 1 also "cold", with the weights read from memory as in decode
-//   PagedAttention decode, 512 positions, 9 heads over 3 KV heads of 64
+//   PagedAttention decode, 512 and 4096 positions, 9 heads over 3 KV heads of 64
+//
+// Each rate is also reported as a share of this machine's measured peaks
+// (machine_peaks.h): "%peak" of the int8 VNNI peak (quantized weights) or
+// the f32 FMA peak (float weights, attention) times the threads, "%DRAM" of
+// the measured read bandwidth for the cold runs and the KV stream.
 #include <benchmark/benchmark.h>
 
 #include <cmath>
@@ -28,6 +33,7 @@
 #include "pagoda/quantize/weight_quantizer.h"
 #include "pagoda/tensor/half.h"
 #include "pagoda/threading/thread_pool.h"
+#include "machine_peaks.h"
 
 namespace pagoda::kernels {
 namespace {
@@ -69,6 +75,20 @@ std::shared_ptr<Matrix> MakeMatrix(DType dtype, int64_t rows, int64_t cols) {
   return m;
 }
 
+bench::MachinePeaks g_peaks;
+
+// counters[name] = 100 * (units per iteration) / (peak units per second),
+// as a rate: the percentage of the peak the run sustained.
+void SetShareOfPeak(benchmark::State& state, const char* name, double units_per_iteration, double peak_per_second) {
+  if (peak_per_second <= 0) return;
+  state.counters[name] = benchmark::Counter(100.0 * units_per_iteration / peak_per_second,
+                                            benchmark::Counter::kIsIterationInvariantRate);
+}
+
+double DramPeak(int threads) {
+  return (threads > 1 ? g_peaks.dram_gbs_all_threads : g_peaks.dram_gbs_one_thread) * 1e9;
+}
+
 void SetFlops(benchmark::State& state, double flops_per_iteration) {
   state.counters["GFLOP/s"] = benchmark::Counter(flops_per_iteration * 1e-9 * static_cast<double>(state.iterations()),
                                                  benchmark::Counter::kIsRate);
@@ -108,7 +128,15 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
       }
       benchmark::DoNotOptimize(y.data());
     }
-    SetFlops(state, 2.0 * static_cast<double>(m * rows * cols));
+    const double ops = 2.0 * static_cast<double>(m * rows * cols);
+    SetFlops(state, ops);
+    if (set) {
+      // Block-quantized weights multiply int8-quantized activations.
+      const bool int8 = DTypeBlockElems(w->view.dtype) > 1 && g_peaks.int8_gops_per_core > 0;
+      SetShareOfPeak(state, "%peak", ops,
+                     (int8 ? g_peaks.int8_gops_per_core : g_peaks.f32_gflops_per_core) * 1e9 * threads);
+      if (cold) SetShareOfPeak(state, "%DRAM", static_cast<double>(w->bytes.size()), DramPeak(threads));
+    }
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
@@ -149,8 +177,13 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
     }
     SetFlops(state, 4.0 * static_cast<double>(heads * context * dim));  // QK and PV
     // The K and V rows of every position, read once by a grouped kernel.
-    state.counters["KV_GB/s"] = benchmark::Counter(static_cast<double>(2 * context * width * elem) * 1e-9,
-                                                   benchmark::Counter::kIsIterationInvariantRate);
+    const double kv_bytes = static_cast<double>(2 * context * width * elem);
+    state.counters["KV_GB/s"] = benchmark::Counter(kv_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    if (set) {
+      SetShareOfPeak(state, "%peak", 4.0 * static_cast<double>(heads * context * dim),
+                     g_peaks.f32_gflops_per_core * 1e9 * threads);
+      SetShareOfPeak(state, "%DRAM", kv_bytes, DramPeak(threads));
+    }
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
@@ -217,6 +250,11 @@ int main(int argc, char** argv) {
   benchmark::Initialize(&argc, argv);
   if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
   std::printf("best kernel set: %s\n", pagoda::kernels::cpu::BestKernelSet().name);
+  pagoda::kernels::g_peaks = pagoda::bench::MeasureMachinePeaks();
+  const pagoda::bench::MachinePeaks& p = pagoda::kernels::g_peaks;
+  std::printf("measured peaks: f32 FMA %.0f GFLOP/s per core, int8 VNNI %.0f GOP/s per core, "
+              "DRAM reads %.1f GB/s (1 thread), %.1f GB/s (all threads)\n",
+              p.f32_gflops_per_core, p.int8_gops_per_core, p.dram_gbs_one_thread, p.dram_gbs_all_threads);
   pagoda::kernels::RegisterAll();
   benchmark::RunSpecifiedBenchmarks();
   benchmark::Shutdown();

@@ -1,0 +1,125 @@
+#include "machine_peaks.h"
+
+#include <immintrin.h>
+
+#include <chrono>
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace pagoda::bench {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int64_t kIterations = 1 << 22;
+
+double Seconds(Clock::time_point start) { return std::chrono::duration<double>(Clock::now() - start).count(); }
+
+// 12 independent accumulators hide the FMA latency on every x86 core seen.
+__attribute__((target("avx512f"))) double Avx512FmaGflops() {
+  __m512 acc[12];
+  for (auto& a : acc) a = _mm512_set1_ps(1.0f);
+  const __m512 m = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-7f);
+  const auto start = Clock::now();
+  for (int64_t i = 0; i < kIterations; ++i) {
+    for (auto& a : acc) a = _mm512_fmadd_ps(a, m, c);
+  }
+  const double s = Seconds(start);
+  alignas(64) float lanes[16];
+  float sink = 0;
+  for (auto& a : acc) {
+    _mm512_store_ps(lanes, a);
+    for (float l : lanes) sink += l;
+  }
+  volatile float keep = sink;
+  (void)keep;
+  return 12.0 * 16 * 2 * kIterations / s * 1e-9;
+}
+
+__attribute__((target("avx2,fma"))) double Avx2FmaGflops() {
+  __m256 acc[12];
+  for (auto& a : acc) a = _mm256_set1_ps(1.0f);
+  const __m256 m = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-7f);
+  const auto start = Clock::now();
+  for (int64_t i = 0; i < kIterations; ++i) {
+    for (auto& a : acc) a = _mm256_fmadd_ps(a, m, c);
+  }
+  const double s = Seconds(start);
+  alignas(32) float lanes[8];
+  float sink = 0;
+  for (auto& a : acc) {
+    _mm256_store_ps(lanes, a);
+    for (float l : lanes) sink += l;
+  }
+  volatile float keep = sink;
+  (void)keep;
+  return 12.0 * 8 * 2 * kIterations / s * 1e-9;
+}
+
+// One VPDPBUSD is 64 byte products and their sums: 128 operations.
+__attribute__((target("avx512f,avx512vnni"))) double VnniGops() {
+  __m512i acc[12];
+  for (auto& a : acc) a = _mm512_setzero_si512();
+  const __m512i u = _mm512_set1_epi8(3), s = _mm512_set1_epi8(-2);
+  const auto start = Clock::now();
+  for (int64_t i = 0; i < kIterations; ++i) {
+    for (auto& a : acc) a = _mm512_dpbusd_epi32(a, u, s);
+  }
+  const double sec = Seconds(start);
+  alignas(64) int32_t lanes[16];
+  int64_t sink = 0;
+  for (auto& a : acc) {
+    _mm512_store_si512(lanes, a);
+    for (int32_t l : lanes) sink += l;
+  }
+  volatile int64_t keep = sink;
+  (void)keep;
+  return 12.0 * 128 * kIterations / sec * 1e-9;
+}
+
+// Sums 64-bit words of a buffer larger than any cache, split over `threads`.
+double ReadGbs(const std::vector<uint64_t>& buffer, int threads) {
+  std::vector<uint64_t> sums(static_cast<size_t>(threads));
+  const size_t per = buffer.size() / static_cast<size_t>(threads);
+  const auto start = Clock::now();
+  std::vector<std::thread> workers;
+  for (int t = 0; t < threads; ++t) {
+    workers.emplace_back([&, t] {
+      uint64_t a = 0, b = 0, c = 0, d = 0;
+      const uint64_t* p = buffer.data() + per * static_cast<size_t>(t);
+      for (size_t i = 0; i + 4 <= per; i += 4) {
+        a += p[i];
+        b += p[i + 1];
+        c += p[i + 2];
+        d += p[i + 3];
+      }
+      sums[static_cast<size_t>(t)] = a + b + c + d;
+    });
+  }
+  for (auto& w : workers) w.join();
+  const double s = Seconds(start);
+  volatile uint64_t keep = sums[0];
+  (void)keep;
+  return static_cast<double>(per * static_cast<size_t>(threads) * sizeof(uint64_t)) / s * 1e-9;
+}
+
+}  // namespace
+
+MachinePeaks MeasureMachinePeaks() {
+  MachinePeaks peaks;
+  if (__builtin_cpu_supports("avx512f")) {
+    peaks.f32_gflops_per_core = Avx512FmaGflops();
+  } else if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
+    peaks.f32_gflops_per_core = Avx2FmaGflops();
+  }
+  if (__builtin_cpu_supports("avx512vnni")) peaks.int8_gops_per_core = VnniGops();
+  std::vector<uint64_t> buffer((size_t{256} << 20) / sizeof(uint64_t), 1);
+  ReadGbs(buffer, 1);  // the first pass faults the pages in
+  peaks.dram_gbs_one_thread = ReadGbs(buffer, 1);
+  const int threads = static_cast<int>(std::thread::hardware_concurrency());
+  peaks.dram_gbs_all_threads = ReadGbs(buffer, threads > 0 ? threads : 1);
+  return peaks;
+}
+
+}  // namespace pagoda::bench

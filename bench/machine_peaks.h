@@ -1,0 +1,18 @@
+// The peaks of the machine the benchmarks run on, measured at start-up, so
+// that each kernel's rate can be reported as a share of what this CPU does
+// (the VMs differ between sessions: Zen 5 without AMX, Xeon with AMX).
+#pragma once
+
+namespace pagoda::bench {
+
+struct MachinePeaks {
+  double f32_gflops_per_core = 0;  // FMA, the widest vectors the CPU has
+  double int8_gops_per_core = 0;   // VPDPBUSD (AVX-512 VNNI); 0 without it
+  double dram_gbs_one_thread = 0;  // streaming reads of 256 MiB
+  double dram_gbs_all_threads = 0;
+};
+
+// Measures each peak for about a tenth of a second.
+MachinePeaks MeasureMachinePeaks();
+
+}  // namespace pagoda::bench
