@@ -4,11 +4,12 @@ Hugging Face tokenizers (tests/fixtures)."""
 import json
 import re
 import subprocess
-import time
 
 import httpx
 import numpy as np
 import pytest
+
+from conftest import serving
 
 GPL3 = "/usr/share/common-licenses/GPL-3"
 
@@ -196,29 +197,8 @@ def test_bench_throughput_dataset(pagoda_bin, tmp_path):
 def served(pagoda_bin, tmp_path_factory):
     """`pagoda serve` with the default model on a port it picks, for `bench serve`."""
     log_path = tmp_path_factory.mktemp("bench_serve") / "server.log"
-    log = open(log_path, "w")
-    proc = subprocess.Popen([str(pagoda_bin), "serve", "--port", "0", "--kv-cache-memory", "64MiB",
-                             "--max-model-len", "1024"], stdout=log, stderr=subprocess.STDOUT)
-    try:
-        url = None
-        for _ in range(1200):
-            assert proc.poll() is None, log_path.read_text()
-            m = re.search(r"listening on http://[\d.]+:(\d+)", log_path.read_text())
-            if m:
-                url = f"http://127.0.0.1:{m.group(1)}"
-                try:
-                    if httpx.get(url + "/health", timeout=5).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-            time.sleep(0.1)
-        else:
-            pytest.fail("pagoda serve did not get ready: " + log_path.read_text())
+    with serving(pagoda_bin, log_path, "--kv-cache-memory", "64MiB", "--max-model-len", "1024") as url:
         yield url
-    finally:
-        proc.terminate()
-        proc.wait(timeout=60)
-        log.close()
 
 
 def test_bench_serve_metrics_match_its_own_detailed_arrays(pagoda_bin, served, tmp_path):

@@ -6,14 +6,11 @@ tokens on that directory: through the Python API and through `pagoda serve DIR`,
 for text prompts and a chat."""
 
 import json
-import re
-import subprocess
-import time
 
 import httpx
 import pytest
 
-from conftest import PAGODA_BIN, ROOT
+from conftest import PAGODA_BIN, ROOT, serving
 
 MODEL = ROOT / "models/SmolLM2-135M-Instruct-bf16"
 REFERENCE = json.loads((ROOT / "tests/fixtures/hf_default_model/reference.json").read_text())["greedy"]
@@ -54,23 +51,8 @@ def test_greedy_text_prompts_match_transformers(llm):
 
 
 def test_served_directory_completes_and_chats_as_transformers(tmp_path):
-    log = open(tmp_path / "server.log", "w")
-    proc = subprocess.Popen([str(PAGODA_BIN), "serve", str(MODEL), "--port", "0", "--served-model-name", "m",
-                             "--kv-cache-memory", "256MiB", "--max-model-len", "1024"],
-                            stdout=log, stderr=subprocess.STDOUT)
-    try:
-        url = None
-        for _ in range(600):
-            m = re.search(r"listening on http://[\d.]+:(\d+)", (tmp_path / "server.log").read_text())
-            if m:
-                url = f"http://127.0.0.1:{m.group(1)}"
-                try:
-                    if httpx.get(url + "/health", timeout=5).status_code == 200:
-                        break
-                except httpx.TransportError:
-                    pass
-            assert proc.poll() is None, (tmp_path / "server.log").read_text()
-            time.sleep(0.1)
+    with serving(PAGODA_BIN, tmp_path / "server.log", str(MODEL), "--served-model-name", "m",
+                 "--kv-cache-memory", "256MiB", "--max-model-len", "1024") as url:
         run = REFERENCE["prompts"][1]
         want = agreed(run)
         r = httpx.post(url + "/v1/completions", timeout=120,
@@ -91,7 +73,3 @@ def test_served_directory_completes_and_chats_as_transformers(tmp_path):
         assert r.status_code == 200, r.text
         text = httpx.post(url + "/detokenize", json={"model": "m", "tokens": want}, timeout=60).json()["prompt"]
         assert r.json()["choices"][0]["message"]["content"] == text
-    finally:
-        proc.terminate()
-        assert proc.wait(timeout=60) == 0
-        log.close()
