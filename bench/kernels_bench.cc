@@ -9,7 +9,8 @@
 //     super-block types at [1536 -> 576] (ffn_down, the one projection of
 //     this model whose rows hold a whole number of 256-element blocks);
 //     m = 1 also "cold", with the weights read from memory as in decode
-//   PagedAttention decode, 512 and 4096 positions, 9 heads over 3 KV heads of 64
+//   PagedAttention decode, 512 and 4096 positions, 9 heads over 3 KV heads of 64,
+//   and a prompt's last 512 rows at 4096 positions
 //
 // Each rate is also reported as a share of this machine's measured peaks
 // (machine_peaks.h): "%peak" of the int8 VNNI peak (quantized weights) or
@@ -140,10 +141,13 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
-// One decode step for a single sequence with `context` cached positions.
-void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet* set, int threads) {
-  const std::string full = std::string("PagedAttentionDecode/") + std::string(DTypeName(dtype)) + "/" +
+// One step for a single sequence of `context` positions whose last `rows`
+// are the step's query rows: a decode step (rows = 1) or the last chunk of a
+// prompt (causal, each row seeing the positions up to its own).
+void RegisterAttention(DType dtype, int64_t context, int64_t rows, const cpu::KernelSet* set, int threads) {
+  const std::string full = std::string(rows == 1 ? "PagedAttentionDecode/" : "PagedAttentionPrefill/") + std::string(DTypeName(dtype)) + "/" +
                            (set ? set->name : "reference") + "/ctx:" + std::to_string(context) +
+                           (rows == 1 ? "" : "/rows:" + std::to_string(rows)) +
                            (set ? "/threads:" + std::to_string(threads) : "");
   benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
     const int64_t heads = 9, kv_heads = 3, dim = 64, block = 16;
@@ -160,9 +164,9 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
     for (int64_t p = 0; p < context; ++p) slots[p] = table[p / block] * block + p % block;
     const std::vector<float> kv_values = Random(context * width, 2);
     reference::WriteKv(kv_values.data(), kv_values.data(), slots.data(), context, cache);
-    const std::vector<float> q = Random(heads * dim, 3);
-    std::vector<float> out(static_cast<size_t>(heads * dim));
-    const int32_t qsl[2] = {0, 1};
+    const std::vector<float> q = Random(rows * heads * dim, 3);
+    std::vector<float> out(static_cast<size_t>(rows * heads * dim));
+    const int32_t qsl[2] = {0, static_cast<int32_t>(rows)};
     const int32_t seq_len = static_cast<int32_t>(context);
     const AttentionBatch batch{1, qsl, &seq_len, table.data(), blocks};
     ThreadPool pool(threads);
@@ -175,13 +179,16 @@ void RegisterDecodeAttention(DType dtype, int64_t context, const cpu::KernelSet*
       }
       benchmark::DoNotOptimize(out.data());
     }
-    SetFlops(state, 4.0 * static_cast<double>(heads * context * dim));  // QK and PV
+    // QK and PV over the positions each row sees.
+    const double seen = static_cast<double>(rows) * static_cast<double>(context) -
+                        static_cast<double>(rows * (rows - 1)) / 2.0;
+    const double flops = 4.0 * static_cast<double>(heads * dim) * seen;
+    SetFlops(state, flops);
     // The K and V rows of every position, read once by a grouped kernel.
     const double kv_bytes = static_cast<double>(2 * context * width * elem);
     state.counters["KV_GB/s"] = benchmark::Counter(kv_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
     if (set) {
-      SetShareOfPeak(state, "%peak", 4.0 * static_cast<double>(heads * context * dim),
-                     g_peaks.f32_gflops_per_core * 1e9 * threads);
+      SetShareOfPeak(state, "%peak", flops, g_peaks.f32_gflops_per_core * 1e9 * threads);
       SetShareOfPeak(state, "%DRAM", kv_bytes, DramPeak(threads));
     }
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
@@ -232,14 +239,19 @@ void RegisterAll() {
     RegisterMatMul("MatMulBF16_576x1536", bf16, 1, set, 1, /*cold=*/true);
   }
   for (DType dtype : {DType::kF16, DType::kF32}) {
-    RegisterDecodeAttention(dtype, 512, nullptr, 1);
+    RegisterAttention(dtype, 512, 1, nullptr, 1);
     for (const cpu::KernelSet* set : sets) {
-      for (int threads : {1, 2}) RegisterDecodeAttention(dtype, 512, set, threads);
+      for (int threads : {1, 2}) RegisterAttention(dtype, 512, 1, set, threads);
     }
   }
   // A long context: the KV cache streams from memory rather than L2.
   for (const cpu::KernelSet* set : sets) {
-    for (int threads : {1, 2}) RegisterDecodeAttention(DType::kF16, 4096, set, threads);
+    for (int threads : {1, 2}) RegisterAttention(DType::kF16, 4096, 1, set, threads);
+  }
+  // A prompt's last chunk of 512 rows at 4096 positions (a third of a long
+  // prompt's work is attention).
+  for (const cpu::KernelSet* set : sets) {
+    for (int threads : {1, 2}) RegisterAttention(DType::kF16, 4096, 512, set, threads);
   }
 }
 

@@ -26,8 +26,11 @@ using testing::PagedFixture;
 
 // Mixed batch: a decode step, a fresh prefill, a chunked prefill continuing a
 // cached prefix, and a one-token sequence.
-PagedFixture Mixed(DType dtype, int64_t head_dim, uint32_t seed) {
-  return MakePagedFixture(dtype, /*num_heads=*/6, /*num_kv_heads=*/2, head_dim, /*block_size=*/4,
+// By default 3 query heads share each KV head; the grouped kernels take a
+// KV head's query heads in runs of up to 4, so other groupings cover runs of
+// 1, 2 and 4.
+PagedFixture Mixed(DType dtype, int64_t head_dim, uint32_t seed, int64_t num_heads = 6, int64_t num_kv_heads = 2) {
+  return MakePagedFixture(dtype, num_heads, num_kv_heads, head_dim, /*block_size=*/4,
                           /*q_lens=*/{1, 7, 5, 1}, /*seq_lens=*/{13, 7, 22, 1}, seed);
 }
 
@@ -133,9 +136,19 @@ bool KeepsGgmlOrder(const cpu::KernelSet& set) {
 }
 
 TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit) {
+  // Head sizes with their own compiled kernels (64, 128) and others, with and
+  // without a tail of fewer than 16 dimensions; groups of 3 query heads per
+  // KV head, and (at 64) of 1, 2 and 6 (a run of 4 and one of 2).
+  struct Shape {
+    int64_t head_dim, num_heads, num_kv_heads;
+  };
+  const Shape shapes[] = {{64, 6, 2},  {64, 3, 3},  {64, 4, 2}, {64, 12, 2}, {128, 6, 2},
+                          {20, 6, 2},  {72, 6, 2},  {8, 6, 2},  {160, 6, 2}};
   for (DType dtype : {DType::kF32, DType::kF16}) {
-    for (int64_t head_dim : {64, 20, 72, 8, 160}) {
-      const PagedFixture f = Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim));
+    for (const Shape& shape : shapes) {
+      const int64_t head_dim = shape.head_dim;
+      const PagedFixture f =
+          Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim), shape.num_heads, shape.num_kv_heads);
       for (const AttentionParams& params : Variants(1.0f / std::sqrt(static_cast<float>(head_dim)))) {
         const std::vector<float> reference = RunReference(f, params);
         const std::vector<double> naive = NaiveAttention(f, params);
@@ -143,7 +156,8 @@ TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit)
           const std::vector<float> one_thread = RunSet(*set, f, params, 1);
           for (size_t e = 0; e < naive.size(); ++e) {
             ASSERT_NEAR(one_thread[e], naive[e], kGroupedTolerance)
-                << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " " << Describe(params);
+                << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " heads " << shape.num_heads
+                << "/" << shape.num_kv_heads << " " << Describe(params);
           }
           if (KeepsGgmlOrder(*set)) {
             ASSERT_EQ(FirstBitDifference(one_thread.data(), reference.data(), static_cast<int64_t>(reference.size())),

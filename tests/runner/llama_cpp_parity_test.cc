@@ -38,9 +38,12 @@ std::vector<float> LoadF32(const std::string& name) {
 // sums in its own order). SmolLM2's residual stream reaches ~2e4 and every
 // quantized matmul rounds its input rows to int8, so a last-bit difference
 // in the wrong place flips a rounding and grows to tenths of a logit. The
-// tolerances below are stated from what any reordering gives (measured with
-// the AVX-512 grouped attention: whole-vocabulary max 0.80 and mean 0.15;
-// teacher-forced top-5 max 1.67, mean 0.15), with some room:
+// tolerances below are stated from what reorderings give (measured with
+// three revisions of the AVX-512 grouped attention: whole-vocabulary max 0.80
+// and mean 0.15; teacher-forced top-5 mean 0.15-0.16 and max 1.67, 1.83,
+// 2.07; the 2.07 is at a low-confidence step, logits ~11 with llama.cpp's
+// top-2 margin 0.31, where the five logits moved up together by 0.7-2.1
+// and the argmax held), with some room:
 //  - every compared logit within kMaxLogitDiff, their mean within
 //    kMeanLogitDiff;
 //  - greedy decoding (and teacher-forced argmax) may differ only at a step
@@ -49,7 +52,7 @@ std::vector<float> LoadF32(const std::string& name) {
 // The scalar and AVX2 kernel sets still keep GGML's order and reproduce the
 // fixtures exactly (PAGODA_KERNEL_SET=avx2 shows it).
 constexpr double kNearTie = 0.3;
-constexpr double kMaxLogitDiff = 2.0;
+constexpr double kMaxLogitDiff = 2.5;
 constexpr double kMeanLogitDiff = 0.25;
 
 std::vector<int32_t> TopK(std::span<const float> row, int k) {

@@ -11,89 +11,113 @@
 namespace pagoda::kernels::cpu {
 namespace {
 
-// One query row's heads of one KV head (at most kMaxGroupVectors of them)
-// over the segments its position sees.
-struct Unit {
-  int64_t row;
+// Up to kMaxBlockRows consecutive query rows of one sequence, with up to
+// kMaxGroupVectors heads of one KV head each, over the segments those rows
+// see.
+struct Block {
+  int32_t seq;
+  int64_t first_row;
+  int32_t num_rows;
+  int64_t first_position;  // the position of first_row; row r is at first_position + r
   int64_t first_head;
   int32_t num_vectors;
-  int32_t seq;
   int64_t kv_head;
-  int64_t first_pos;
-  int64_t n_ctx;
-  int64_t first_segment;
-  int64_t num_segments;
+  int64_t first_segment;  // the first row's first visible segment (the earliest)
+  int64_t num_segments;   // through the last row's own segment
   int64_t partials = -1;  // offset of its partials in the shared buffer when its segments are split
 };
 
-// A unit whole (segment < 0), or one segment of a split unit.
+// A block whole (segment < 0), or one segment of a split block.
 struct Item {
-  int64_t unit;
+  int64_t block;
   int64_t segment;
 };
 
-// One unit per (query row, KV head, run of at most kMaxGroupVectors heads).
-std::vector<Unit> PlanUnits(const std::vector<int32_t>& seq_of_row, int64_t num_heads, const KvCacheLayer& cache,
-                            const AttentionBatch& batch, int64_t sliding_window) {
+// Blocks of each sequence's rows, per KV head and run of at most
+// kMaxGroupVectors heads.
+std::vector<Block> PlanBlocks(const AttentionBatch& batch, int64_t num_heads, const KvCacheLayer& cache,
+                              int64_t sliding_window) {
   const int64_t group = num_heads / cache.num_kv_heads;
-  std::vector<Unit> units;
-  for (int64_t row = 0; row < static_cast<int64_t>(seq_of_row.size()); ++row) {
-    const int32_t s = seq_of_row[row];
+  std::vector<Block> blocks;
+  for (int32_t s = 0; s < batch.num_seqs; ++s) {
     const int32_t q_begin = batch.query_start_loc[s];
     const int32_t q_len = batch.query_start_loc[s + 1] - q_begin;
-    const int64_t position = batch.seq_lens[s] - q_len + (row - q_begin);
-    const int64_t first_pos = FirstVisible(position, sliding_window);
-    const int64_t first_segment = first_pos / kAttentionSegment;
-    const int64_t num_segments = position / kAttentionSegment - first_segment + 1;
-    for (int64_t kv_head = 0; kv_head < cache.num_kv_heads; ++kv_head) {
-      for (int64_t h = 0; h < group; h += kMaxGroupVectors) {
-        units.push_back({.row = row,
-                         .first_head = kv_head * group + h,
-                         .num_vectors = static_cast<int32_t>(std::min<int64_t>(kMaxGroupVectors, group - h)),
-                         .seq = s,
-                         .kv_head = kv_head,
-                         .first_pos = first_pos,
-                         .n_ctx = position + 1,
-                         .first_segment = first_segment,
-                         .num_segments = num_segments});
+    for (int32_t r0 = 0; r0 < q_len; r0 += kMaxBlockRows) {
+      const int32_t rows = std::min(kMaxBlockRows, q_len - r0);
+      const int64_t first_position = batch.seq_lens[s] - q_len + r0;
+      const int64_t last_position = first_position + rows - 1;
+      const int64_t first_segment = FirstVisible(first_position, sliding_window) / kAttentionSegment;
+      for (int64_t kv_head = 0; kv_head < cache.num_kv_heads; ++kv_head) {
+        for (int64_t h = 0; h < group; h += kMaxGroupVectors) {
+          blocks.push_back({.seq = s,
+                            .first_row = q_begin + r0,
+                            .num_rows = rows,
+                            .first_position = first_position,
+                            .first_head = kv_head * group + h,
+                            .num_vectors = static_cast<int32_t>(std::min<int64_t>(kMaxGroupVectors, group - h)),
+                            .kv_head = kv_head,
+                            .first_segment = first_segment,
+                            .num_segments = last_position / kAttentionSegment - first_segment + 1});
+        }
       }
     }
   }
-  return units;
+  return blocks;
 }
 
-// The work items, and the units whose segments were split into items of
-// their own (their partials at unit.partials in a buffer of *shared_floats).
+// The work items, and the blocks whose segments were split into items of
+// their own (their partials at block.partials in a buffer of *shared_floats).
 struct ItemPlan {
   std::vector<Item> items;
-  std::vector<int64_t> split_units;
+  std::vector<int64_t> split_blocks;
   int64_t shared_floats = 0;
 };
 
-// Splitting pays for its fold pass from this many segments per unit on.
-constexpr int64_t kMinSegmentsPerSplitUnit = 4;
+// Splitting pays for its fold pass from this many segments per block on.
+constexpr int64_t kMinSegmentsPerSplitBlock = 4;
 
-ItemPlan PlanItems(std::vector<Unit>& units, int threads, int64_t head_dim) {
-  // Few units with long contexts (decode of a few long sequences) would
+ItemPlan PlanItems(std::vector<Block>& blocks, int threads, int64_t head_dim) {
+  // Few blocks with long contexts (decode of a few long sequences) would
   // leave threads idle: their segments become items of their own, folded
   // afterwards. Short contexts are not worth the second pass's barrier.
   int64_t segments = 0;
-  for (const Unit& unit : units) segments += unit.num_segments;
-  const auto num_units = static_cast<int64_t>(units.size());
-  const bool split = num_units < 4 * int64_t{threads} && segments >= kMinSegmentsPerSplitUnit * num_units;
+  for (const Block& block : blocks) segments += block.num_segments;
+  const auto num_blocks = static_cast<int64_t>(blocks.size());
+  const bool split = num_blocks < 4 * int64_t{threads} && segments >= kMinSegmentsPerSplitBlock * num_blocks;
   ItemPlan plan;
-  for (int64_t u = 0; u < static_cast<int64_t>(units.size()); ++u) {
-    Unit& unit = units[u];
-    if (!split || unit.num_segments == 1) {
-      plan.items.push_back({u, -1});
+  for (int64_t b = 0; b < num_blocks; ++b) {
+    Block& block = blocks[b];
+    if (!split || block.num_segments == 1) {
+      plan.items.push_back({b, -1});
       continue;
     }
-    unit.partials = plan.shared_floats;
-    plan.shared_floats += unit.num_segments * unit.num_vectors * PartialStride(head_dim);
-    plan.split_units.push_back(u);
-    for (int64_t k = 0; k < unit.num_segments; ++k) plan.items.push_back({u, k});
+    block.partials = plan.shared_floats;
+    plan.shared_floats += block.num_segments * block.num_rows * block.num_vectors * PartialStride(head_dim);
+    plan.split_blocks.push_back(b);
+    for (int64_t k = 0; k < block.num_segments; ++k) plan.items.push_back({b, k});
   }
   return plan;
+}
+
+// The positions each row of `block` sees in its segment k, and whether k is
+// the row's first segment.
+struct SegmentRows {
+  int64_t begins[kMaxBlockRows];
+  int64_t ends[kMaxBlockRows];
+  bool first[kMaxBlockRows];
+};
+
+SegmentRows RowsOfSegment(const Block& block, int64_t k, int64_t sliding_window) {
+  const int64_t segment = block.first_segment + k;
+  SegmentRows rows;
+  for (int32_t r = 0; r < block.num_rows; ++r) {
+    const int64_t position = block.first_position + r;
+    const int64_t first_pos = FirstVisible(position, sliding_window);
+    rows.begins[r] = std::max(first_pos, segment * kAttentionSegment);
+    rows.ends[r] = std::min(position + 1, (segment + 1) * kAttentionSegment);
+    rows.first[r] = first_pos / kAttentionSegment == segment;
+  }
+  return rows;
 }
 
 // Runs fn(worker, i) for i in [0, n), worker w taking i = w, w + T, w + 2T...:
@@ -114,54 +138,76 @@ void Strided(ComputeContext& ctx, int64_t n, const Fn& fn) {
 void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                               const AttentionBatch& batch, const AttentionParams& params, float* out,
                               const GroupedAttentionKernel& kernel, ComputeContext& ctx) {
-  const std::vector<int32_t> seq_of_row = CheckedSequenceOfRows(num_heads, cache, batch, params);
+  CheckedSequenceOfRows(num_heads, cache, batch, params);
   const int64_t head_dim = cache.head_dim;
   const int64_t stride = PartialStride(head_dim);
-  std::vector<Unit> units = PlanUnits(seq_of_row, num_heads, cache, batch, params.sliding_window);
-  const ItemPlan plan = PlanItems(units, ctx.pool().num_threads(), head_dim);
+  std::vector<Block> blocks = PlanBlocks(batch, num_heads, cache, params.sliding_window);
+  const ItemPlan plan = PlanItems(blocks, ctx.pool().num_threads(), head_dim);
   float* shared =
       static_cast<float*>(ctx.caller_scratch().Get(static_cast<size_t>(plan.shared_floats) * sizeof(float)));
 
-  auto segment_args = [&](const Unit& unit, int64_t k, float* partial) {
-    const int64_t segment = unit.first_segment + k;
-    return AttentionSegmentArgs{
-        .q = q + (unit.row * num_heads + unit.first_head) * head_dim,
-        .num_vectors = unit.num_vectors,
-        .k = cache.k,
-        .v = cache.v,
-        .f16 = cache.dtype == DType::kF16,
-        .head_dim = head_dim,
-        .slot_stride = cache.num_kv_heads * head_dim,
-        .head_offset = unit.kv_head * head_dim,
-        .block_size = cache.block_size,
-        .block_table = batch.block_tables + int64_t{unit.seq} * batch.max_blocks_per_seq,
-        .begin = std::max(unit.first_pos, segment * kAttentionSegment),
-        .end = std::min(unit.n_ctx, (segment + 1) * kAttentionSegment),
-        .scale = params.scale,
-        .softcap = params.softcap,
-        .partial = partial};
+  auto attend = [&](const Block& block, const SegmentRows& rows, float* partial) {
+    kernel.attend_segment({.q = q + (block.first_row * num_heads + block.first_head) * head_dim,
+                           .q_row_stride = num_heads * head_dim,
+                           .num_rows = block.num_rows,
+                           .num_vectors = block.num_vectors,
+                           .k = cache.k,
+                           .v = cache.v,
+                           .f16 = cache.dtype == DType::kF16,
+                           .head_dim = head_dim,
+                           .slot_stride = cache.num_kv_heads * head_dim,
+                           .head_offset = block.kv_head * head_dim,
+                           .block_size = cache.block_size,
+                           .block_table = batch.block_tables + int64_t{block.seq} * batch.max_blocks_per_seq,
+                           .begins = rows.begins,
+                           .ends = rows.ends,
+                           .scale = params.scale,
+                           .softcap = params.softcap,
+                           .partial = partial});
   };
-  auto unit_out = [&](const Unit& unit) { return out + (unit.row * num_heads + unit.first_head) * head_dim; };
+  // Folds segment k's partials (rows at `partial`) into each row's state.
+  auto fold = [&](const Block& block, const SegmentRows& rows, const float* partial, float* states) {
+    const int64_t row_floats = block.num_vectors * stride;
+    for (int32_t r = 0; r < block.num_rows; ++r) {
+      if (rows.begins[r] >= rows.ends[r]) continue;
+      kernel.fold_step(partial + r * row_floats, rows.first[r], block.num_vectors, head_dim, states + r * row_floats);
+    }
+  };
+  auto finish = [&](const Block& block, const float* states) {
+    for (int32_t r = 0; r < block.num_rows; ++r) {
+      kernel.fold_finish(states + r * block.num_vectors * stride, block.num_vectors, head_dim,
+                         out + ((block.first_row + r) * num_heads + block.first_head) * head_dim);
+    }
+  };
+  auto block_floats = [&](const Block& block) { return block.num_rows * block.num_vectors * stride; };
 
   Strided(ctx, static_cast<int64_t>(plan.items.size()), [&](int worker, int64_t i) {
     const Item& item = plan.items[i];
-    const Unit& unit = units[item.unit];
-    const int64_t unit_floats = unit.num_vectors * stride;
+    const Block& block = blocks[item.block];
+    const int64_t floats = block_floats(block);
     if (item.segment >= 0) {
-      kernel.attend_segment(segment_args(unit, item.segment, shared + unit.partials + item.segment * unit_floats));
+      attend(block, RowsOfSegment(block, item.segment, params.sliding_window),
+             shared + block.partials + item.segment * floats);
       return;
     }
-    Scratch& scratch = ctx.worker_scratch(worker);
-    float* partials =
-        static_cast<float*>(scratch.Get(static_cast<size_t>(unit.num_segments * unit_floats) * sizeof(float)));
-    for (int64_t k = 0; k < unit.num_segments; ++k) {
-      kernel.attend_segment(segment_args(unit, k, partials + k * unit_floats));
+    float* partial =
+        static_cast<float*>(ctx.worker_scratch(worker).Get(static_cast<size_t>(2 * floats) * sizeof(float)));
+    float* states = partial + floats;
+    for (int64_t k = 0; k < block.num_segments; ++k) {
+      const SegmentRows rows = RowsOfSegment(block, k, params.sliding_window);
+      attend(block, rows, partial);
+      fold(block, rows, partial, states);
     }
-    kernel.fold(partials, unit.num_segments, unit.num_vectors, head_dim, unit_out(unit));
+    finish(block, states);
   });
-  Strided(ctx, static_cast<int64_t>(plan.split_units.size()), [&](int, int64_t i) {
-    const Unit& unit = units[plan.split_units[i]];
-    kernel.fold(shared + unit.partials, unit.num_segments, unit.num_vectors, head_dim, unit_out(unit));
+  Strided(ctx, static_cast<int64_t>(plan.split_blocks.size()), [&](int worker, int64_t i) {
+    const Block& block = blocks[plan.split_blocks[i]];
+    const int64_t floats = block_floats(block);
+    float* states = static_cast<float*>(ctx.worker_scratch(worker).Get(static_cast<size_t>(floats) * sizeof(float)));
+    for (int64_t k = 0; k < block.num_segments; ++k) {
+      fold(block, RowsOfSegment(block, k, params.sliding_window), shared + block.partials + k * floats, states);
+    }
+    finish(block, states);
   });
 }
 

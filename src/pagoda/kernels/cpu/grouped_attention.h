@@ -2,7 +2,10 @@
 // arithmetic need not follow GGML's order:
 //  - GQA grouping: the query heads that share a KV head (up to
 //    kMaxGroupVectors of them, for one query row) attend together, so each
-//    K/V position is loaded and widened once for all of them;
+//    K/V position is loaded once for all of them;
+//  - row blocks: up to kMaxBlockRows consecutive rows of a prompt share each
+//    K/V tile, so a long prompt reads its context once per block of rows
+//    rather than once per row;
 //  - online softmax: positions stream through in tiles, with a running
 //    maximum, sum and weighted V per query vector, so scores are never
 //    stored and no pass runs over the context twice;
@@ -30,8 +33,11 @@ class ComputeContext;
 
 namespace pagoda::kernels::cpu {
 
-// Query vectors attended together (one row's heads of one KV head).
+// Query vectors attended together per row (one row's heads of one KV head).
 constexpr int32_t kMaxGroupVectors = 4;
+// Consecutive query rows of one sequence that share each K/V tile: a prompt's
+// rows read a tile once per block instead of once per row.
+constexpr int32_t kMaxBlockRows = 16;
 // Positions per split-K segment; a multiple of every kernel's tile.
 constexpr int64_t kAttentionSegment = 256;
 
@@ -40,13 +46,16 @@ constexpr int64_t kAttentionSegment = 256;
 // exp(score - maximum), then the head_dim weighted V sums.
 constexpr int64_t PartialStride(int64_t head_dim) { return head_dim + 2; }
 
-// One segment of one unit: query vectors q + i * head_dim (i < num_vectors)
-// attend over positions [begin, end) of their sequence, all of which they
-// see. K/V element (position p, dim d) is at
+// One segment of one block: for each row r < num_rows, query vectors
+// q + r * q_row_stride + i * head_dim (i < num_vectors) attend over positions
+// [begins[r], ends[r]) of their sequence (inside the segment; an empty range
+// leaves the row's partials untouched). K/V element (position p, dim d) is at
 // slot * slot_stride + head_offset + d, slot = block_table[p / block_size]
 // * block_size + p % block_size.
 struct AttentionSegmentArgs {
   const float* q;
+  int64_t q_row_stride;
+  int32_t num_rows;
   int32_t num_vectors;
   const void* k;
   const void* v;
@@ -56,18 +65,23 @@ struct AttentionSegmentArgs {
   int64_t head_offset;
   int64_t block_size;
   const int32_t* block_table;
-  int64_t begin;
-  int64_t end;
+  const int64_t* begins;
+  const int64_t* ends;
   float scale;
   float softcap;   // 0: none
-  float* partial;  // [num_vectors][PartialStride(head_dim)]
+  float* partial;  // [num_rows][num_vectors][PartialStride(head_dim)]
 };
 
+// A row's result never depends on the other rows of its block: each query
+// vector's arithmetic is the same alone or in a block of any size.
 struct GroupedAttentionKernel {
   void (*attend_segment)(const AttentionSegmentArgs& args);
-  // Folds num_segments partials ([segment][vector][stride]) in segment order
-  // and writes each vector's normalized output to out + i * head_dim.
-  void (*fold)(const float* partials, int64_t num_segments, int32_t num_vectors, int64_t head_dim, float* out);
+  // Folds one segment's partials ([vector][stride]) into a row's running
+  // state of the same layout; the first segment (first = true) just sets it.
+  // A row's segments are always folded in segment order.
+  void (*fold_step)(const float* partial, bool first, int32_t num_vectors, int64_t head_dim, float* state);
+  // Writes each vector's normalized output to out + i * head_dim.
+  void (*fold_finish)(const float* state, int32_t num_vectors, int64_t head_dim, float* out);
 };
 
 // PagedAttention (cpu_kernels.h) with `kernel`, on ctx's pool and scratch.

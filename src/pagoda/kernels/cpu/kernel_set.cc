@@ -95,7 +95,8 @@ void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
 // AVX-512 attention is grouped by KV head with an online softmax
 // (grouped_attention.h); a head wider than its tile buffers takes the AVX2
 // row kernel.
-constexpr GroupedAttentionKernel kAvx512GroupedAttention = {avx512::AttendSegment, avx512::FoldSegments};
+constexpr GroupedAttentionKernel kAvx512GroupedAttention = {avx512::AttendSegment, avx512::FoldStep,
+                                                                avx512::FoldFinish};
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,
                      ComputeContext& ctx) {

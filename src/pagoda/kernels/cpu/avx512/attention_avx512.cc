@@ -1,14 +1,20 @@
 // The AVX-512 grouped attention kernel (grouped_attention.h). A segment runs
 // in tiles of 16 positions aligned to absolute multiples of 16:
-//  - the tile's K and V rows are read straight from the cache (widened to
-//    f32 in registers) by each query vector;
-//  - each vector's 16 scores come from 16 per-position lane products folded
-//    together by one 16 x 16 transpose-and-add (no horizontal sum per
-//    position);
-//  - the online softmax rescales the vector's running sum and weighted V by
-//    exp(old maximum - new maximum) once per tile, and its 16 exponentials
-//    run as one vector (GGML's expf polynomial).
+//  - a single row reads the tile's K and V rows straight from the cache; a
+//    block of rows first widens the tile to f32 once, and every row of the
+//    block then reads it from L1;
+//  - a row's query vectors (its heads of the KV head) take each K row in one
+//    load for all of them; each vector's 16 scores come from 16
+//    per-position lane products folded by a 16 x 16 transpose-and-add (no
+//    horizontal sum per position);
+//  - the online softmax rescales each vector's running sum and weighted V by
+//    exp(old maximum - new maximum) once per tile; exponentials run 16 lanes
+//    at a time (GGML's expf polynomial);
+//  - the weighted V sums of all the row's vectors advance together, one V
+//    load per position and dimension block for all of them.
 #include <math.h>
+
+#include <type_traits>
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
@@ -19,26 +25,31 @@ namespace {
 constexpr int kTile = 16;
 static_assert(kAttentionSegment % kTile == 0);
 
-// Lane p of the result is the sum of the 16 lanes of v[p].
-inline __m512 TransposeSum16(const __m512 v[16]) {
-  __m512 pairs[8];
-  for (int i = 0; i < 8; ++i) {
+// The sums of 16 lane vectors v[0..15] as one vector (lane p: the sum of
+// the 16 lanes of v[p]) by a transpose-and-add in two halves: HalfSum8
+// reduces v[0..7] (or v[8..15]) to one vector whose 128-bit blocks hold
+// partial sums, and FinishSum16 combines the two halves. The halves are
+// independent, so a kernel may compute them at different times.
+inline __m512 HalfSum8(const __m512 v[8]) {
+  __m512 pairs[4];
+  for (int i = 0; i < 4; ++i) {
     // 128-bit block k: a[4k]+a[4k+2], b[4k]+b[4k+2], a[4k+1]+a[4k+3], b[4k+1]+b[4k+3].
     pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
   }
-  __m512 quads[4];
-  for (int i = 0; i < 4; ++i) {
+  __m512 quads[2];
+  for (int i = 0; i < 2; ++i) {
     // Block k: the block-k sums of v[4i], v[4i+1], v[4i+2], v[4i+3].
     const __m512d x = _mm512_castps_pd(pairs[2 * i]);
     const __m512d y = _mm512_castps_pd(pairs[2 * i + 1]);
     quads[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
   }
-  // Blocks 0+1 and 2+3 of quads[0], quads[1] (then [2], [3]); then those pairs.
-  const __m512 w0 = _mm512_add_ps(_mm512_shuffle_f32x4(quads[0], quads[1], 0x88),
-                                  _mm512_shuffle_f32x4(quads[0], quads[1], 0xDD));
-  const __m512 w1 = _mm512_add_ps(_mm512_shuffle_f32x4(quads[2], quads[3], 0x88),
-                                  _mm512_shuffle_f32x4(quads[2], quads[3], 0xDD));
-  return _mm512_add_ps(_mm512_shuffle_f32x4(w0, w1, 0x88), _mm512_shuffle_f32x4(w0, w1, 0xDD));
+  // Blocks 0+1 and 2+3 of quads[0], then of quads[1].
+  return _mm512_add_ps(_mm512_shuffle_f32x4(quads[0], quads[1], 0x88),
+                       _mm512_shuffle_f32x4(quads[0], quads[1], 0xDD));
+}
+
+inline __m512 FinishSum16(__m512 low, __m512 high) {
+  return _mm512_add_ps(_mm512_shuffle_f32x4(low, high, 0x88), _mm512_shuffle_f32x4(low, high, 0xDD));
 }
 
 // 16 cache elements at `row` + d (masked lanes neither read nor set), as f32.
@@ -51,138 +62,335 @@ inline __m512 LoadWide(const void* row, int64_t d, __mmask16 mask) {
   }
 }
 
-// A row of zeros for the positions of a tile outside its segment.
+// A row of zeros for the positions of a tile that no row of the block sees.
 alignas(64) constexpr float kZeroRow[kMaxAttentionHeadDim] = {};
 
+// The K or V rows of a tile as the cache holds them: one pointer per
+// position (f16 or f32 elements).
 template <bool kF16>
-void AttendSegmentT(const AttentionSegmentArgs& a) {
-  const int64_t hd = a.head_dim;
-  const int64_t padded = (hd + 15) / 16 * 16;
-  const int64_t stride = PartialStride(hd);
-  alignas(64) float probs[kTile];
-  float maximum[kMaxGroupVectors];
-  float sum[kMaxGroupVectors];
-  for (int32_t i = 0; i < a.num_vectors; ++i) {
-    maximum[i] = -INFINITY;
-    sum[i] = 0.0f;
-    for (int64_t d = 0; d < hd; ++d) a.partial[i * stride + 2 + d] = 0.0f;
+struct CacheRows {
+  const void* const* rows;
+  __m512 Load(int p, int64_t d, __mmask16 mask) const { return LoadWide<kF16>(rows[p], d, mask); }
+};
+
+// A tile widened to f32, row p at base + p * stride.
+template <int64_t kStride>
+struct WideRows {
+  const float* base;
+  int64_t stride;
+  __m512 Load(int p, int64_t d, __mmask16 mask) const {
+    return _mm512_maskz_loadu_ps(mask, base + p * (kStride > 0 ? kStride : stride) + d);
   }
-  // The K and V rows of the tile at t0, walking the block table without a
-  // division per position; positions outside [begin, end) read zeros. The
-  // kernel reads the cache directly: widening a tile into a buffer first
-  // made every cache load wait on the buffer's stores (a 4 KiB tile aliases
-  // every load address in the store-forwarding check).
-  const size_t elem = kF16 ? 2 : 4;
-  const void* k_rows[kTile];
-  const void* v_rows[kTile];
-  auto tile_rows = [&](int64_t t0) {
-    const int64_t first = t0 < a.begin ? a.begin : t0;
-    int64_t block = first / a.block_size;
-    int64_t offset = first % a.block_size;
+};
+
+// The two HalfSum8 halves of kN query vectors' scores against a tile (vector
+// i at q + i * hd): each K row is loaded (and widened) once for all kN
+// vectors, whose 8 x kN lane sums per half stay in registers.
+template <int64_t kHeadDim, int kN, typename Rows>
+inline void HalfScores(const float* q, const Rows& k, int64_t hd_arg, __m512 (*halves)[2]) {
+  const int64_t hd = kHeadDim > 0 ? kHeadDim : hd_arg;
+  const int64_t padded = (hd + 15) / 16 * 16;
+#pragma GCC unroll 2
+  for (int half = 0; half < 2; ++half) {
+    __m512 lanes[kN][8];
+#pragma GCC unroll 3
+    for (int i = 0; i < kN; ++i) {
+#pragma GCC unroll 8
+      for (int p = 0; p < 8; ++p) lanes[i][p] = _mm512_setzero_ps();
+    }
+#pragma GCC unroll 8
+    for (int64_t d = 0; d < padded; d += 16) {
+      const __mmask16 mask = FirstLanes(hd - d);
+      __m512 qd[kN];
+#pragma GCC unroll 3
+      for (int i = 0; i < kN; ++i) qd[i] = _mm512_maskz_loadu_ps(mask, q + i * hd + d);
+#pragma GCC unroll 8
+      for (int p = 0; p < 8; ++p) {
+        const __m512 row = k.Load(8 * half + p, d, mask);
+#pragma GCC unroll 3
+        for (int i = 0; i < kN; ++i) lanes[i][p] = _mm512_fmadd_ps(qd[i], row, lanes[i][p]);
+      }
+    }
+#pragma GCC unroll 3
+    for (int i = 0; i < kN; ++i) halves[i][half] = HalfSum8(lanes[i]);
+  }
+}
+
+// One row's step over one tile, for its kG query vectors (vector i at
+// q + i * hd, its weighted V sums at acc + i * acc_stride):
+//  - each vector's 16 scores against the tile's K rows, and the online
+//    softmax update of its (maximum, sum);
+//  - then the weighted V rows of the positions the row sees, [lo, hi) of the
+//    tile, added in position order, for all kG vectors at once: each V load
+//    serves every vector, and the kG x 4 independent sums keep the FMA
+//    pipes busy where one vector's 4 chains would wait on each other.
+// kHeadDim is the head size when known at compile time (0: hd). Widening is
+// exact and every vector's arithmetic is the same whatever kG, row source or
+// head-size instantiation computes it, so all give the same bits.
+template <int64_t kHeadDim, int kG, typename Rows>
+inline void AttendRowTile(const float* q, const Rows& k, const Rows& v, int lo, int hi, int64_t hd_arg, float scale,
+                          float softcap, float* maximum, float* sum, float* acc, int64_t acc_stride) {
+  const int64_t hd = kHeadDim > 0 ? kHeadDim : hd_arg;
+  const int64_t padded = (hd + 15) / 16 * 16;
+  const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
+  alignas(64) float probs[kG][kTile];
+  alignas(64) float old_max[16] = {};
+  alignas(64) float new_max[16] = {};
+  float tile_sum[kG];
+  __m512 halves[kG][2];
+  if constexpr (kG == 4) {
+    HalfScores<kHeadDim, 2>(q, k, hd, halves);
+    HalfScores<kHeadDim, 2>(q + 2 * hd, k, hd, halves + 2);
+  } else {
+    HalfScores<kHeadDim, kG>(q, k, hd, halves);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < kG; ++i) {
+    __m512 scores = _mm512_mul_ps(FinishSum16(halves[i][0], halves[i][1]), _mm512_set1_ps(scale));
+    if (softcap > 0.0f) {
+      alignas(64) float s[kTile];
+      _mm512_store_ps(s, scores);
+      for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / softcap)) * softcap;
+      scores = _mm512_load_ps(s);
+    }
+    // Lane p of the transpose-and-add depends on position p alone, so the
+    // lanes of positions this row does not see are simply replaced.
+    scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
+    const float tile_max = _mm512_reduce_max_ps(scores);
+    old_max[i] = maximum[i];
+    new_max[i] = tile_max > maximum[i] ? tile_max : maximum[i];
+    const __m512 e = _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max[i]))));
+    _mm512_store_ps(probs[i], e);
+    tile_sum[i] = _mm512_reduce_add_ps(e);
+    maximum[i] = new_max[i];
+  }
+  // exp(old maximum - new maximum) of every vector in one call (0 on a
+  // vector's first tile, where the old maximum is -inf).
+  alignas(64) float rescale[16];
+  _mm512_store_ps(rescale, GgmlExp16(_mm512_sub_ps(_mm512_load_ps(old_max), _mm512_load_ps(new_max))));
+#pragma GCC unroll 4
+  for (int i = 0; i < kG; ++i) sum[i] = sum[i] * rescale[i] + tile_sum[i];
+#pragma GCC unroll 8
+  for (int64_t d = 0; d < padded; d += 64) {
+    // 64 dimensions at a time, kept in registers over the tile; masked
+    // lanes past the head neither load nor store.
+    __mmask16 mask[4];
+    __m512 sums[kG][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      mask[j] = d + 16 * j < hd ? FirstLanes(hd - d - 16 * j) : 0;
+#pragma GCC unroll 4
+      for (int i = 0; i < kG; ++i) {
+        sums[i][j] = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask[j], acc + i * acc_stride + d + 16 * j),
+                                   _mm512_set1_ps(rescale[i]));
+      }
+    }
+    auto add_position = [&](int p) {
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        const __m512 row = v.Load(p, d + 16 * j, mask[j]);
+#pragma GCC unroll 4
+        for (int i = 0; i < kG; ++i) sums[i][j] = _mm512_fmadd_ps(_mm512_set1_ps(probs[i][p]), row, sums[i][j]);
+      }
+    };
+    if (lo == 0 && hi == kTile) {
+#pragma GCC unroll 16
+      for (int p = 0; p < kTile; ++p) add_position(p);
+    } else {
+      for (int p = lo; p < hi; ++p) add_position(p);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 4
+      for (int i = 0; i < kG; ++i) _mm512_mask_storeu_ps(acc + i * acc_stride + d + 16 * j, mask[j], sums[i][j]);
+    }
+  }
+}
+
+// The K and V rows of a segment's tiles, walking the block table without a
+// division per position; positions outside [begin, end) read zeros. With
+// `widen`, each tile is also widened into f32 buffers for a block of rows to
+// share. A single row reads the cache directly: widening a tile for one
+// row's few vectors costs more than it saves (a 4 KiB tile aliases every
+// load address in the store-forwarding check).
+template <bool kF16>
+class TileRows {
+ public:
+  TileRows(const AttentionSegmentArgs& a, int64_t hd, int64_t begin, int64_t end, bool widen)
+      : a_(a), hd_(hd), padded_((hd + 15) / 16 * 16), begin_(begin), end_(end), widen_(widen) {}
+
+  bool widened() const { return widen_; }
+  const void* const* k_rows() const { return k_rows_; }
+  const void* const* v_rows() const { return v_rows_; }
+  const float* k_wide() const { return k_wide_; }
+  const float* v_wide() const { return v_wide_; }
+
+  // The rows of the tile at t0.
+  void Gather(int64_t t0) {
+    const int64_t first = t0 < begin_ ? begin_ : t0;
+    int64_t block = first / a_.block_size;
+    int64_t offset = first % a_.block_size;
     for (int p = 0; p < kTile; ++p) {
       const int64_t pos = t0 + p;
-      if (pos < first || pos >= a.end) {
-        k_rows[p] = v_rows[p] = kZeroRow;
+      if (pos < first || pos >= end_) {
+        k_rows_[p] = v_rows_[p] = kZeroRow;
+        if (widen_) Widen(p);
         continue;
       }
-      const int64_t e = (int64_t{a.block_table[block]} * a.block_size + offset) * a.slot_stride + a.head_offset;
-      k_rows[p] = static_cast<const char*>(a.k) + e * elem;
-      v_rows[p] = static_cast<const char*>(a.v) + e * elem;
-      if (++offset == a.block_size) {
+      const int64_t e = (int64_t{a_.block_table[block]} * a_.block_size + offset) * a_.slot_stride + a_.head_offset;
+      k_rows_[p] = static_cast<const char*>(a_.k) + e * kElem;
+      v_rows_[p] = static_cast<const char*>(a_.v) + e * kElem;
+      if (widen_) Widen(p);
+      if (++offset == a_.block_size) {
         offset = 0;
         ++block;
       }
     }
-  };
-  for (int64_t t0 = a.begin / kTile * kTile; t0 < a.end; t0 += kTile) {
-    const int lo = static_cast<int>((t0 < a.begin ? a.begin : t0) - t0);
-    const int hi = static_cast<int>((t0 + kTile > a.end ? a.end : t0 + kTile) - t0);
-    const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
-    tile_rows(t0);
+  }
+
+ private:
+  static constexpr size_t kElem = kF16 ? 2 : 4;
+
+  void Widen(int p) {
+    for (int64_t d = 0; d < padded_; d += 16) {
+      const __mmask16 mask = FirstLanes(hd_ - d);
+      _mm512_store_ps(k_wide_ + p * padded_ + d, LoadWide<kF16>(k_rows_[p], d, mask));
+      _mm512_store_ps(v_wide_ + p * padded_ + d, LoadWide<kF16>(v_rows_[p], d, mask));
+    }
+  }
+
+  const AttentionSegmentArgs& a_;
+  const int64_t hd_;
+  const int64_t padded_;
+  const int64_t begin_;
+  const int64_t end_;
+  const bool widen_;
+  const void* k_rows_[kTile];
+  const void* v_rows_[kTile];
+  alignas(64) float k_wide_[kF16 ? kTile * kMaxAttentionHeadDim : 1];
+  alignas(64) float v_wide_[kF16 ? kTile * kMaxAttentionHeadDim : 1];
+};
+
+// A block of rows shares each tile: with more than one row, the tile's K and
+// V rows are widened to f32 once (the rows then reuse them from L1) instead
+// of once per query vector.
+constexpr int kMinRowsToWiden = 2;
+
+template <bool kF16, int64_t kHeadDim>
+void AttendSegmentT(const AttentionSegmentArgs& a) {
+  const int64_t hd = kHeadDim > 0 ? kHeadDim : a.head_dim;
+  const int64_t padded = (hd + 15) / 16 * 16;
+  const int64_t stride = PartialStride(hd);
+  const int64_t row_floats = a.num_vectors * stride;
+  int64_t begin = INT64_MAX;
+  int64_t end = INT64_MIN;
+  float maximum[kMaxBlockRows * kMaxGroupVectors];
+  float sum[kMaxBlockRows * kMaxGroupVectors];
+  for (int32_t r = 0; r < a.num_rows; ++r) {
+    if (a.begins[r] >= a.ends[r]) continue;
+    begin = a.begins[r] < begin ? a.begins[r] : begin;
+    end = a.ends[r] > end ? a.ends[r] : end;
     for (int32_t i = 0; i < a.num_vectors; ++i) {
-      const float* q = a.q + i * hd;
-      __m512 lanes[kTile];
-#pragma GCC unroll 16
-      for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_setzero_ps();
-      for (int64_t d = 0; d < padded; d += 16) {
-        const __mmask16 mask = FirstLanes(hd - d);
-        const __m512 qd = _mm512_maskz_loadu_ps(mask, q + d);
-#pragma GCC unroll 16
-        for (int p = 0; p < kTile; ++p) lanes[p] = _mm512_fmadd_ps(qd, LoadWide<kF16>(k_rows[p], d, mask), lanes[p]);
-      }
-      __m512 scores = _mm512_mul_ps(TransposeSum16(lanes), _mm512_set1_ps(a.scale));
-      if (a.softcap > 0.0f) {
-        alignas(64) float s[kTile];
-        _mm512_store_ps(s, scores);
-        for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / a.softcap)) * a.softcap;
-        scores = _mm512_load_ps(s);
-      }
-      scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
-      const float tile_max = _mm512_reduce_max_ps(scores);
-      const float new_max = tile_max > maximum[i] ? tile_max : maximum[i];
-      const __m512 e = _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max))));
-      const float rescale = expf(maximum[i] - new_max);
-      sum[i] = sum[i] * rescale + _mm512_reduce_add_ps(e);
-      maximum[i] = new_max;
-      _mm512_store_ps(probs, e);
-      float* acc = a.partial + i * stride + 2;
-      const __m512 vrescale = _mm512_set1_ps(rescale);
-      for (int64_t d = 0; d < padded; d += 64) {
-        // 64 dimensions at a time, kept in registers over the tile; masked
-        // lanes past the head neither load nor store.
-        __mmask16 mask[4];
-        __m512 sums[4];
-#pragma GCC unroll 4
-        for (int j = 0; j < 4; ++j) {
-          mask[j] = d + 16 * j < hd ? FirstLanes(hd - d - 16 * j) : 0;
-          sums[j] = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask[j], acc + d + 16 * j), vrescale);
-        }
-#pragma GCC unroll 16
-        for (int p = 0; p < kTile; ++p) {
-          const __m512 w = _mm512_set1_ps(probs[p]);
-#pragma GCC unroll 4
-          for (int j = 0; j < 4; ++j) sums[j] = _mm512_fmadd_ps(w, LoadWide<kF16>(v_rows[p], d + 16 * j, mask[j]), sums[j]);
-        }
-#pragma GCC unroll 4
-        for (int j = 0; j < 4; ++j) _mm512_mask_storeu_ps(acc + d + 16 * j, mask[j], sums[j]);
+      maximum[r * kMaxGroupVectors + i] = -INFINITY;
+      sum[r * kMaxGroupVectors + i] = 0.0f;
+      float* acc = a.partial + r * row_floats + i * stride + 2;
+      for (int64_t d = 0; d < hd; ++d) acc[d] = 0.0f;
+    }
+  }
+  if (begin >= end) return;
+  TileRows<kF16> tile(a, hd, begin, end, /*widen=*/kF16 && a.num_rows >= kMinRowsToWiden);
+  // One instantiation per group size keeps each row's sums in registers.
+  auto attend_row = [&](const float* q, const auto& k, const auto& v, int lo, int hi, float* row_max, float* row_sum,
+                        float* acc) {
+    using Rows = std::decay_t<decltype(k)>;
+    switch (a.num_vectors) {
+      case 1:
+        return AttendRowTile<kHeadDim, 1, Rows>(q, k, v, lo, hi, hd, a.scale, a.softcap, row_max, row_sum, acc, stride);
+      case 2:
+        return AttendRowTile<kHeadDim, 2, Rows>(q, k, v, lo, hi, hd, a.scale, a.softcap, row_max, row_sum, acc, stride);
+      case 3:
+        return AttendRowTile<kHeadDim, 3, Rows>(q, k, v, lo, hi, hd, a.scale, a.softcap, row_max, row_sum, acc, stride);
+      default:
+        return AttendRowTile<kHeadDim, 4, Rows>(q, k, v, lo, hi, hd, a.scale, a.softcap, row_max, row_sum, acc, stride);
+    }
+  };
+  for (int64_t t0 = begin / kTile * kTile; t0 < end; t0 += kTile) {
+    tile.Gather(t0);
+    for (int32_t r = 0; r < a.num_rows; ++r) {
+      const int64_t row_begin = a.begins[r] > t0 ? a.begins[r] : t0;
+      const int64_t row_end = a.ends[r] < t0 + kTile ? a.ends[r] : t0 + kTile;
+      if (row_begin >= row_end) continue;
+      const int lo = static_cast<int>(row_begin - t0);
+      const int hi = static_cast<int>(row_end - t0);
+      const float* q = a.q + r * a.q_row_stride;
+      float* acc = a.partial + r * row_floats + 2;
+      float* row_max = maximum + r * kMaxGroupVectors;
+      float* row_sum = sum + r * kMaxGroupVectors;
+      if (tile.widened()) {
+        attend_row(q, WideRows<kHeadDim>{tile.k_wide(), padded}, WideRows<kHeadDim>{tile.v_wide(), padded}, lo, hi,
+                   row_max, row_sum, acc);
+      } else {
+        attend_row(q, CacheRows<kF16>{tile.k_rows()}, CacheRows<kF16>{tile.v_rows()}, lo, hi, row_max, row_sum, acc);
       }
     }
   }
-  for (int32_t i = 0; i < a.num_vectors; ++i) {
-    a.partial[i * stride] = maximum[i];
-    a.partial[i * stride + 1] = sum[i];
+  for (int32_t r = 0; r < a.num_rows; ++r) {
+    if (a.begins[r] >= a.ends[r]) continue;
+    for (int32_t i = 0; i < a.num_vectors; ++i) {
+      a.partial[r * row_floats + i * stride] = maximum[r * kMaxGroupVectors + i];
+      a.partial[r * row_floats + i * stride + 1] = sum[r * kMaxGroupVectors + i];
+    }
   }
 }
 
 }  // namespace
 
-void AttendSegment(const AttentionSegmentArgs& args) {
-  if (args.f16) {
-    AttendSegmentT<true>(args);
-  } else {
-    AttendSegmentT<false>(args);
+// The common head sizes get their loops unrolled at compile time.
+template <bool kF16>
+void AttendSegmentByHeadDim(const AttentionSegmentArgs& args) {
+  switch (args.head_dim) {
+    case 64:
+      return AttendSegmentT<kF16, 64>(args);
+    case 128:
+      return AttendSegmentT<kF16, 128>(args);
+    default:
+      return AttendSegmentT<kF16, 0>(args);
   }
 }
 
-void FoldSegments(const float* partials, int64_t num_segments, int32_t num_vectors, int64_t head_dim, float* out) {
+void AttendSegment(const AttentionSegmentArgs& args) {
+  if (args.f16) {
+    AttendSegmentByHeadDim<true>(args);
+  } else {
+    AttendSegmentByHeadDim<false>(args);
+  }
+}
+
+void FoldStep(const float* partial, bool first, int32_t num_vectors, int64_t head_dim, float* state) {
   const int64_t stride = PartialStride(head_dim);
   for (int32_t i = 0; i < num_vectors; ++i) {
-    const float* first = partials + i * stride;
-    float* o = out + i * head_dim;
-    float maximum = first[0];
-    float sum = first[1];
-    for (int64_t d = 0; d < head_dim; ++d) o[d] = first[2 + d];
-    for (int64_t k = 1; k < num_segments; ++k) {
-      const float* part = partials + (k * num_vectors + i) * stride;
-      const float new_max = part[0] > maximum ? part[0] : maximum;
-      const float old_scale = expf(maximum - new_max);
-      const float part_scale = expf(part[0] - new_max);
-      sum = sum * old_scale + part[1] * part_scale;
-      for (int64_t d = 0; d < head_dim; ++d) o[d] = o[d] * old_scale + part[2 + d] * part_scale;
-      maximum = new_max;
+    const float* part = partial + i * stride;
+    float* st = state + i * stride;
+    if (first) {
+      for (int64_t d = 0; d < stride; ++d) st[d] = part[d];
+      continue;
     }
-    const float inv = 1.0f / sum;
-    for (int64_t d = 0; d < head_dim; ++d) o[d] *= inv;
+    const float maximum = st[0];
+    const float new_max = part[0] > maximum ? part[0] : maximum;
+    const float old_scale = expf(maximum - new_max);
+    const float part_scale = expf(part[0] - new_max);
+    st[1] = st[1] * old_scale + part[1] * part_scale;
+    for (int64_t d = 0; d < head_dim; ++d) st[2 + d] = st[2 + d] * old_scale + part[2 + d] * part_scale;
+    st[0] = new_max;
+  }
+}
+
+void FoldFinish(const float* state, int32_t num_vectors, int64_t head_dim, float* out) {
+  const int64_t stride = PartialStride(head_dim);
+  for (int32_t i = 0; i < num_vectors; ++i) {
+    const float* st = state + i * stride;
+    const float inv = 1.0f / st[1];
+    for (int64_t d = 0; d < head_dim; ++d) out[i * head_dim + d] = st[2 + d] * inv;
   }
 }
 

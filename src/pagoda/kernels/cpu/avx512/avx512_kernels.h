@@ -49,6 +49,7 @@ void SiluMul(const float* gate, const float* up, int64_t n, float* out);
 // kMaxAttentionHeadDim dimensions.
 constexpr int64_t kMaxAttentionHeadDim = 512;
 void AttendSegment(const AttentionSegmentArgs& args);
-void FoldSegments(const float* partials, int64_t num_segments, int32_t num_vectors, int64_t head_dim, float* out);
+void FoldStep(const float* partial, bool first, int32_t num_vectors, int64_t head_dim, float* state);
+void FoldFinish(const float* state, int32_t num_vectors, int64_t head_dim, float* out);
 
 }  // namespace pagoda::kernels::cpu::avx512
