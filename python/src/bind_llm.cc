@@ -71,7 +71,7 @@ void BindLlm(py::module_& m) {
                        const std::string& dtype, const std::optional<std::string>& quantization,
                        const std::optional<std::string>& revision, std::optional<int64_t> max_model_len,
                        std::optional<double> gpu_memory_utilization, const py::object& kv_cache_memory,
-                       bool enable_prefix_caching, int32_t max_num_seqs, int32_t max_num_batched_tokens,
+                       bool enable_prefix_caching, int32_t max_num_seqs, std::optional<int32_t> max_num_batched_tokens,
                        int32_t block_size, std::optional<int64_t> seed, int32_t threads,
                        const std::string& scheduling_policy, int32_t long_prefill_token_threshold,
                        int32_t max_num_partial_prefills, int32_t max_long_partial_prefills,
@@ -92,7 +92,10 @@ void BindLlm(py::module_& m) {
              if (!kv_cache_memory.is_none()) config.kv_cache_memory = KvCacheBytes(kv_cache_memory);
              config.enable_prefix_caching = enable_prefix_caching;
              config.max_num_seqs = max_num_seqs;
-             config.max_num_batched_tokens = max_num_batched_tokens;
+             if (max_num_batched_tokens) {  // vLLM's fixed budget; else sized from step times
+               config.max_num_batched_tokens = *max_num_batched_tokens;
+               config.step_latency_target = 0;
+             }
              config.block_size = block_size;
              config.seed = seed;
              config.threads = threads;
@@ -109,7 +112,7 @@ void BindLlm(py::module_& m) {
            py::arg("max_model_len") = py::none(), py::arg("gpu_memory_utilization") = py::none(),
            py::arg("kv_cache_memory") = py::none(), py::arg("enable_prefix_caching") = true,
            py::arg("max_num_seqs") = EngineConfig{}.max_num_seqs,
-           py::arg("max_num_batched_tokens") = EngineConfig{}.max_num_batched_tokens,
+           py::arg("max_num_batched_tokens") = py::none(),
            py::arg("block_size") = EngineConfig{}.block_size, py::arg("seed") = py::none(),
            py::arg("threads") = 0, py::arg("scheduling_policy") = "fcfs",
            py::arg("long_prefill_token_threshold") = EngineConfig{}.long_prefill_token_threshold,

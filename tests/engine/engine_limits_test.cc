@@ -109,10 +109,11 @@ TEST(EngineLimitsTest, RefusesRequestsBeyondTheWaitingLimitUntilTheQueueDrains) 
 }
 
 TEST(EngineLimitsTest, StatsAndGaugesShowALongFirstStepWhileItRuns) {
-  // The whole prompt in one step (no cap, no concurrent partial prefills,
-  // which would bring vLLM's 4% cap back), which takes a while on a CPU;
-  // max_tokens 1 ends the request with that step.
+  // The whole prompt in one step (a fixed budget, no cap, no concurrent
+  // partial prefills, which would bring vLLM's 4% cap back), which takes a
+  // while on a CPU; max_tokens 1 ends the request with that step.
   EngineConfig config = TestEngineConfig(128);
+  config.step_latency_target = 0;
   config.long_prefill_token_threshold = 0;
   config.max_num_partial_prefills = 1;
   config.max_long_partial_prefills = 1;

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <map>
 #include <numeric>
 #include <set>
@@ -20,6 +22,7 @@ struct Options {
   int32_t long_prefill_token_threshold = 0;
   int32_t max_num_partial_prefills = 1;
   int32_t max_long_partial_prefills = 1;
+  double step_latency_target = 0;
 };
 
 SchedulerConfig Config(const Options& o) {
@@ -31,6 +34,7 @@ SchedulerConfig Config(const Options& o) {
   c.long_prefill_token_threshold = o.long_prefill_token_threshold;
   c.max_num_partial_prefills = o.max_num_partial_prefills;
   c.max_long_partial_prefills = o.max_long_partial_prefills;
+  c.step_latency_target = o.step_latency_target;
   c.eos_token_id = kEos;
   c.kv = {.num_blocks = o.num_blocks, .block_size = kBlockSize, .enable_prefix_caching = true, .groups = {}};
   auto now = std::make_shared<double>(0);
@@ -487,6 +491,57 @@ TEST_F(SchedulerTest, SuspendsAParkedBeamRatherThanStarveItsSibling) {
   EXPECT_EQ(r.sequence(0).num_computed_tokens(), 18);
   ASSERT_NE(s_->DropParked(H("b"), 0), nullptr);
   EXPECT_EQ(s_->kv_cache().pool().num_free(), s_->kv_cache().num_blocks());
+}
+
+TEST_F(SchedulerTest, AFixedBudgetIgnoresStepTimes) {
+  Init({.budget = 48});
+  s_->ObserveStep(48, 100.0);
+  EXPECT_EQ(s_->step_token_budget(), 48);
+  Add("a", {.prompt_len = 100});
+  EXPECT_EQ(Step().num_batched_tokens, 48);
+}
+
+TEST_F(SchedulerTest, ASizedBudgetFollowsMeasuredStepTimes) {
+  Init({.num_blocks = 256, .budget = 1024, .step_latency_target = 0.2});
+  // Steps costing 5 ms plus 1 ms a token: 195 tokens fit in 200 ms.
+  const double fixed = 0.005, per_token = 0.001;
+  for (int64_t tokens : {16, 300, 16, 300}) s_->ObserveStep(tokens, fixed + per_token * static_cast<double>(tokens));
+  const auto fits = static_cast<int64_t>(std::floor((0.2 - fixed) / per_token));
+  EXPECT_NEAR(s_->step_token_budget(), fits, 1);
+  Add("long", {.prompt_len = 250});
+  EXPECT_EQ(Step().num_batched_tokens, s_->step_token_budget());
+}
+
+// A sized step whose budget is below its decodes' count still runs every
+// running decode, and a prefill ahead of them in the running order takes
+// only what their reservation leaves.
+TEST_F(SchedulerTest, ASizedStepKeepsEveryRunningDecode) {
+  constexpr int kShort = 20;
+  Init({.num_blocks = 256,
+        .budget = 64,
+        .max_num_seqs = 32,
+        .policy = SchedulingPolicy::kPriority,
+        .step_latency_target = 0.2});
+  for (int i = 0; i < kShort; ++i) {
+    Add("short" + std::to_string(i), {.prompt_len = 2, .max_tokens = 20, .priority = 1});
+  }
+  Step();  // the short prompts
+  Add("long", {.prompt_len = 200, .max_tokens = 4, .priority = 0});
+  Step();  // their first decodes; the long prompt starts
+  // Slow steps: the measured budget drops to its floor, below the decodes.
+  for (int i = 0; i < 4; ++i) s_->ObserveStep(20, 100.0);
+  ASSERT_LT(s_->step_token_budget(), kShort);
+  const StepPlan plan = Step();  // the long prefill now runs first (priority 0)
+  ASSERT_EQ(plan.seqs.size(), kShort + 1u);
+  EXPECT_EQ(plan.seqs[0].request->id(), "long");
+  int64_t decodes = 0;
+  for (const ScheduledSequence& e : plan.seqs) decodes += e.request->id() != "long" && e.token_ids.size() == 1;
+  EXPECT_EQ(decodes, kShort);
+  // The step's tokens: the decodes plus the floor's prefill tokens, which
+  // all went to the long prompt.
+  EXPECT_GT(plan.seqs[0].token_ids.size(), 0u);
+  EXPECT_EQ(plan.num_batched_tokens, kShort + static_cast<int64_t>(plan.seqs[0].token_ids.size()));
+  RunToCompletion();
 }
 
 }  // namespace

@@ -152,6 +152,7 @@ Status Latency(const LatencyArgs& args) {
         {"num_iters_warmup", args.num_iters_warmup},
         {"num_iters", args.num_iters},
         {"max_num_batched_tokens", resolved.max_num_batched_tokens},
+        {"step_latency_target_ms", resolved.step_latency_target * 1e3},
         {"threads", resolved.threads},
         {"seed", args.seed}}},
   };

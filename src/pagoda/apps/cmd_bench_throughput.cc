@@ -167,6 +167,7 @@ Status Throughput(const ThroughputArgs& args, bool ignore_eos_given) {
         {"max_model_len", resolved.max_model_len.value_or(0)},
         {"max_num_seqs", resolved.max_num_seqs},
         {"max_num_batched_tokens", resolved.max_num_batched_tokens},
+        {"step_latency_target_ms", resolved.step_latency_target * 1e3},
         {"long_prefill_token_threshold", resolved.long_prefill_token_threshold},
         {"max_num_partial_prefills", resolved.max_num_partial_prefills},
         {"max_long_partial_prefills", resolved.max_long_partial_prefills},

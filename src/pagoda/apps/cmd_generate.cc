@@ -40,6 +40,7 @@ StatusOr<EngineConfig> OneRequestEngine(const GenerateArgs& args, const ModelCon
   config.max_model_len = total;
   config.max_num_seqs = 1;
   config.max_num_batched_tokens = args.prefill_chunk;
+  config.step_latency_target = 0;  // --prefill-chunk is the chunk, every step
   config.threads = args.threads;
   return config;
 }

@@ -35,6 +35,7 @@ StatusOr<EngineConfig> WindowEngine(const PerplexityArgs& args, const ModelConfi
   EngineConfig config;
   PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
   const int64_t windows = std::max<int64_t>(1, config.max_num_batched_tokens / args.ctx);
+  config.step_latency_target = 0;  // whole windows every step
   config.max_model_len = args.ctx + 1;  // a window is a prompt, and a prompt must leave room for a token
   config.kv_cache_memory = KvCacheBytesFor(model, config.kv_cache_dtype, config.block_size, args.ctx + 1, windows);
   config.max_num_seqs = static_cast<int32_t>(windows);

@@ -48,9 +48,16 @@ struct EngineConfig {
   std::optional<int64_t> max_model_len;
   // Sequences running at once (vLLM's default, also on CPU).
   int32_t max_num_seqs = 256;
-  // Tokens computed per step, all sequences together. vLLM's CPU default for
-  // its server (2048): chunked prefill keeps a step's latency bounded.
+  // Tokens computed per step, all sequences together: with
+  // step_latency_target 0, every step's budget (vLLM's fixed budget; its CPU
+  // default for its server is 2048); otherwise the most a sized step takes.
   int32_t max_num_batched_tokens = 2048;
+  // Seconds a step should take: each step's token budget is sized from the
+  // measured times of recent steps to stay near it (StepTokenBudget), every
+  // running decode keeping its token. A CPU's speed varies by orders of
+  // magnitude between machines and context lengths, so a fixed token count
+  // would be too many on one and too few on another. 0: the fixed budget.
+  double step_latency_target = 0.2;
   // Chunked prefill's fairness (vLLM's knobs, defaults chosen for the CPU;
   // docs/performance.md has the measurements). A sequence with more than
   // long_prefill_token_threshold tokens left to compute is "long" and

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cmath>
 #include <filesystem>
 #include <future>
 #include <thread>
@@ -22,6 +23,11 @@ namespace {
 Status ValidateConfig(const EngineConfig& c) {
   if (c.max_num_seqs < 1) return InvalidArgumentError("max_num_seqs must be at least 1");
   if (c.max_num_batched_tokens < 1) return InvalidArgumentError("max_num_batched_tokens must be at least 1");
+  if (!(c.step_latency_target >= 0) || !std::isfinite(c.step_latency_target)) {
+    return InvalidArgumentError(
+        fmt::format("step_latency_target {} must be a number of seconds, at least 0 (0: a fixed budget)",
+                    c.step_latency_target));
+  }
   if (c.block_size < 1) return InvalidArgumentError("block_size must be at least 1");
   if (c.max_model_len && *c.max_model_len < 2) return InvalidArgumentError("max_model_len must be at least 2");
   if (c.long_prefill_token_threshold < 0) {
@@ -117,6 +123,12 @@ void ResolvePrefillLimits(EngineConfig& c, int64_t max_model_len) {
   if (c.max_num_partial_prefills > 1 && c.long_prefill_token_threshold == 0) {
     c.long_prefill_token_threshold = static_cast<int32_t>(static_cast<double>(max_model_len) * 0.04);
   }
+}
+
+std::string DescribeStepBudget(const EngineConfig& c) {
+  if (c.step_latency_target == 0) return fmt::format("{} tokens", c.max_num_batched_tokens);
+  return fmt::format("sized from measured step times for {:.0f} ms steps, at most {} tokens",
+                     c.step_latency_target * 1e3, c.max_num_batched_tokens);
 }
 
 // vLLM's start-up check (check_enough_kv_cache_memory), naming Pagoda's
@@ -223,6 +235,7 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
 
   SchedulerConfig sc;
   sc.max_num_batched_tokens = config.max_num_batched_tokens;
+  sc.step_latency_target = config.step_latency_target;
   sc.max_num_seqs = config.max_num_seqs;
   sc.max_model_len = max_model_len;
   sc.long_prefill_token_threshold = core->config_.long_prefill_token_threshold;
@@ -251,6 +264,7 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
                mc.architecture, weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);
   spdlog::info("kernels: {} ({}), {} threads", core->compute_->kernels().name, core->compute_->kernels().summary,
                core->pool_->num_threads());
+  spdlog::info("step token budget: {}", DescribeStepBudget(config));
   const int64_t num_tokens = num_blocks * config.block_size;
   const int64_t blocks_per_request = core->scheduler_->kv_cache().MaxBlocksPerSequence(
       max_model_len, config.max_num_batched_tokens);
@@ -616,7 +630,9 @@ void EngineCore::Step(const std::function<void(const EngineStats&)>& on_schedule
   for (const RequestHandle handle : to_publish_) {
     if (RequestState* state = states_[handle].get()) state->Publish();  // else finished above
   }
-  step_seconds_ += Now() - start;
+  const double seconds = Now() - start;
+  scheduler_->ObserveStep(plan.num_batched_tokens, seconds);
+  step_seconds_ += seconds;
 }
 
 EngineStats EngineCore::Stats() const {

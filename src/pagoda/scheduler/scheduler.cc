@@ -12,8 +12,26 @@
 
 namespace pagoda {
 
+namespace {
+
+// A sized step's floor beyond its decodes: prompts keep moving, if slowly,
+// however many decodes run.
+constexpr int32_t kMinPrefillTokens = 16;
+// A sized budget's first guess, before any step was measured.
+constexpr int32_t kInitialStepTokens = 256;
+
+}  // namespace
+
 Scheduler::Scheduler(SchedulerConfig config) : config_(std::move(config)), kv_(config_.kv) {
   PAGODA_CHECK(config_.max_num_batched_tokens > 0 && config_.max_num_seqs > 0 && config_.max_model_len > 0);
+  PAGODA_CHECK(config_.step_latency_target >= 0);
+  if (config_.step_latency_target > 0) {
+    const int32_t most = config_.max_num_batched_tokens;
+    step_budget_.emplace(StepTokenBudget::Options{.target_seconds = config_.step_latency_target,
+                                                  .initial_tokens = std::min(kInitialStepTokens, most),
+                                                  .min_tokens = std::min(kMinPrefillTokens, most),
+                                                  .max_tokens = most});
+  }
   PAGODA_CHECK(config_.long_prefill_token_threshold >= 0 && config_.max_num_partial_prefills > 0 &&
                config_.max_long_partial_prefills > 0 &&
                config_.max_long_partial_prefills <= config_.max_num_partial_prefills);
@@ -162,14 +180,35 @@ int32_t Scheduler::SchedulablePrefills() const {
   return std::min(prefills, max_prefills);
 }
 
-int64_t Scheduler::ChunkCap() const {
-  int64_t cap = config_.max_num_batched_tokens;
+int64_t Scheduler::ChunkCap(int64_t step_tokens) const {
+  int64_t cap = step_tokens;
   if (config_.long_prefill_token_threshold > 0) cap = std::min<int64_t>(cap, config_.long_prefill_token_threshold);
   if (config_.max_num_partial_prefills > 1) {
     const int32_t prefills = SchedulablePrefills();
-    if (prefills > 1) cap = std::min<int64_t>(cap, std::max(1, config_.max_num_batched_tokens / prefills));
+    if (prefills > 1) cap = std::min<int64_t>(cap, std::max<int64_t>(1, step_tokens / prefills));
   }
   return cap;
+}
+
+Scheduler::StepBudget Scheduler::OpenBudget() const {
+  StepBudget budget;
+  if (!step_budget_) {
+    budget.tokens = config_.max_num_batched_tokens;
+  } else {
+    for (const Sequence* s : running_) budget.reserved += s->num_tokens() - s->num_computed_tokens() == 1;
+    budget.tokens = std::min<int64_t>(config_.max_num_batched_tokens,
+                                      std::max<int64_t>(step_budget_->Budget(), budget.reserved + kMinPrefillTokens));
+  }
+  budget.chunk_cap = ChunkCap(budget.tokens);
+  return budget;
+}
+
+int64_t Scheduler::step_token_budget() const {
+  return step_budget_ ? step_budget_->Budget() : config_.max_num_batched_tokens;
+}
+
+void Scheduler::ObserveStep(int64_t num_batched_tokens, double seconds) {
+  if (step_budget_) step_budget_->Observe(num_batched_tokens, seconds);
 }
 
 StepPlan Scheduler::Schedule() {
@@ -177,12 +216,13 @@ StepPlan Scheduler::Schedule() {
   StepPlan plan;
   plan.finished = std::move(finished_since_schedule_);
   finished_since_schedule_.clear();
-  StepBudget budget{.tokens = config_.max_num_batched_tokens, .chunk_cap = ChunkCap()};
+  StepBudget budget = OpenBudget();
+  const int64_t step_tokens = budget.tokens;
   ScheduleRunning(plan, budget);
   // No waiting sequence after a preemption: blocks are short, and a newly
   // admitted sequence would only be preempted next.
   if (!budget.preempted) ScheduleWaiting(plan, budget, now);
-  plan.num_batched_tokens = config_.max_num_batched_tokens - budget.tokens;
+  plan.num_batched_tokens = step_tokens - budget.tokens;
   DebugCheckInvariants();
   return plan;
 }
@@ -204,13 +244,22 @@ void Scheduler::ScheduleRunning(StepPlan& plan, StepBudget& budget) {
       ++i;  // parked
       continue;
     }
-    const int64_t num_new = std::min({left, budget.tokens, budget.chunk_cap});
+    // A prefill takes only what the decodes' reservation leaves (a sized
+    // step: its decodes all run, whatever their order).
+    const bool decode = left == 1;
+    const int64_t room = budget.tokens - (decode ? 0 : budget.reserved);
+    if (room <= 0) {
+      ++i;
+      continue;
+    }
+    const int64_t num_new = std::min({left, room, budget.chunk_cap});
     const size_t num_preempted = plan.preempted.size();
     const bool scheduled = AllocateOrPreempt(seq, num_new, i, plan);
     budget.preempted |= plan.preempted.size() > num_preempted;
     if (!scheduled) return;  // it was the last running sequence
     plan.seqs.push_back(MakeEntry(seq, num_new, 0));
     budget.tokens -= num_new;
+    if (decode && budget.reserved > 0) --budget.reserved;
     budget.long_prefills += IsLong(left);
     ++i;
   }

@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
+#include <optional>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -23,6 +24,7 @@
 #include "pagoda/scheduler/scheduler_config.h"
 #include "pagoda/scheduler/scheduler_stats.h"
 #include "pagoda/scheduler/step_plan.h"
+#include "pagoda/scheduler/step_token_budget.h"
 
 namespace pagoda {
 
@@ -69,6 +71,11 @@ class Scheduler {
   std::unique_ptr<Request> DropParked(RequestHandle handle, int64_t num_generated);
 
   StepPlan Schedule();
+  // A step that computed num_batched_tokens tokens took `seconds` (sizes the
+  // next budgets when the config sets a step_latency_target).
+  void ObserveStep(int64_t num_batched_tokens, double seconds);
+  // Tokens the next step may compute before the running decodes' floor.
+  int64_t step_token_budget() const;
   // Applies the step: sampled[i] holds plan.seqs[i].num_samples tokens.
   // Sequences aborted since Schedule() are skipped.
   UpdateResult Update(const StepPlan& plan, std::span<const std::vector<int32_t>> sampled);
@@ -102,8 +109,9 @@ class Scheduler {
 
   // What one Schedule() has left to hand out.
   struct StepBudget {
-    int64_t tokens = 0;         // of max_num_batched_tokens
+    int64_t tokens = 0;         // of the step's budget
     int64_t chunk_cap = 0;      // the most tokens one sequence computes this step
+    int64_t reserved = 0;       // of `tokens`, kept for running decodes not yet scheduled
     int32_t long_prefills = 0;  // long prefills scheduled so far
     bool preempted = false;
   };
@@ -115,7 +123,11 @@ class Scheduler {
   int32_t SchedulablePrefills() const;
   // This step's cap per sequence: the threshold and, with concurrent
   // partial prefills, each schedulable prefill's even share of the budget.
-  int64_t ChunkCap() const;
+  int64_t ChunkCap(int64_t step_tokens) const;
+  // This step's budget, and the decode tokens it reserves (sized steps
+  // only): the measured budget, raised to fit every running decode and a
+  // little prefill, at most max_num_batched_tokens.
+  StepBudget OpenBudget() const;
   void ScheduleRunning(StepPlan& plan, StepBudget& budget);
   void ScheduleWaiting(StepPlan& plan, StepBudget& budget, double now);
   // Allocates slots for running_[i], preempting from the back of running_
@@ -135,6 +147,7 @@ class Scheduler {
 
   SchedulerConfig config_;
   KvCacheManager kv_;
+  std::optional<StepTokenBudget> step_budget_;  // with a step_latency_target
   // The live requests at their handles (dense: freed handles are reused);
   // string ids map to handles only at the API edge.
   std::vector<std::unique_ptr<Request>> requests_;

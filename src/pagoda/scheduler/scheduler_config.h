@@ -12,6 +12,12 @@ namespace pagoda {
 
 struct SchedulerConfig {
   int32_t max_num_batched_tokens = 2048;  // tokens computed per step, all sequences together
+  // With a target (seconds), a step's token budget is sized from measured
+  // step times (StepTokenBudget, fed by ObserveStep) to stay near it, at
+  // most max_num_batched_tokens; every running decode keeps its token and
+  // prefills get what is left. 0: every step's budget is
+  // max_num_batched_tokens (vLLM's fixed budget).
+  double step_latency_target = 0;
   int32_t max_num_seqs = 256;             // sequences running at once
   int64_t max_model_len = 2048;           // prompt plus output, per sequence
   // Chunked prefill's fairness knobs, with vLLM's meanings. A sequence with
