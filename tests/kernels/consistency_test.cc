@@ -71,10 +71,11 @@ TEST_P(ConsistencyTest, MatMul) {
     ref::MatMul(x.data(), m, w.view(), want.data());
     set().matmul(x.data(), m, w.view(), got.data(), ctx_);
     // Not the reference's order: AVX512-BF16's BF16 dots, and the AVX-512
-    // sets' Q4_1 (one float update per block instead of GGML's eight
-    // accumulators). Bound: 1e-5 of the sum of |w * x|.
+    // sets' Q4_1 and Q8_0 (one float update per block instead of GGML's
+    // eight accumulators). Bound: 1e-5 of the sum of |w * x|.
     const bool avx512 = std::string_view(set().name).starts_with("avx512");
-    if ((t == DType::kBF16 && std::string_view(set().name) == "avx512bf16") || (t == DType::kQ4_1 && avx512)) {
+    if ((t == DType::kBF16 && std::string_view(set().name) == "avx512bf16") ||
+        ((t == DType::kQ4_1 || t == DType::kQ8_0) && avx512)) {
       std::vector<float> wrow(192);
       for (int64_t j = 0; j < 40; ++j) {
         ref::DequantizeRow(t, w.bytes.data() + j * DTypeRowBytes(t, 192), wrow.data(), 192);

@@ -143,13 +143,14 @@ struct Shape {
 // The kernels that are not the reference bit for bit: the AVX512-BF16
 // set's BF16 weights (VDPBF16PS on x split into two bf16 parts, see
 // matmul_bf16_dot_avx512.cc) sum in another order and drop x's bits below
-// the 16th; the AVX-512 sets' Q4_1 adds one float update per block
-// (d_w d_x sum + m_w s_x) where the reference keeps GGML's eight group
-// accumulators. Their bound: 1e-5 of the sum of |w * x|. Batch invariance
-// still holds exactly (MatMulBatchInvarianceTest).
+// the 16th; the AVX-512 sets' Q4_1 and Q8_0 add one float update per block
+// (d_w d_x sum, + m_w s_x for Q4_1) where the reference keeps GGML's eight
+// group accumulators. Their bound: 1e-5 of the sum of |w * x|. Batch
+// invariance still holds exactly (MatMulBatchInvarianceTest).
 bool OutsideReferenceOrder(const cpu::KernelSet& set, DType t) {
   const std::string_view name = set.name;
-  return (t == DType::kBF16 && name == "avx512bf16") || (t == DType::kQ4_1 && name.starts_with("avx512"));
+  return (t == DType::kBF16 && name == "avx512bf16") ||
+         ((t == DType::kQ4_1 || t == DType::kQ8_0) && name.starts_with("avx512"));
 }
 
 void ExpectWithinDotBound(const std::vector<float>& got, const std::vector<float>& want, const Weights& w,

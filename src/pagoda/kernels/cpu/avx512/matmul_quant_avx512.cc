@@ -17,16 +17,17 @@
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
 
-// The kinds that follow the reference's one float update per block (Tile);
-// Q8_0 follows GGML's eight accumulators (GgmlTile), bit for bit the
-// reference. Q4_1 takes one float update per block like the other types:
-// 20% faster prompts than GGML's order, which the parity rule (by tolerance)
-// no longer requires; the scalar and AVX2 sets keep GGML's order.
-template <Kind K>
-constexpr bool kPerBlock = K != Kind::kQ8_0;
+// Every kind takes one float update per block (Tile): d_w d_x sum (+ m_w s_x).
+// For Q4_0, Q5_0, Q5_1 and IQ4_NL that is the reference's order; Q4_1 and
+// Q8_0, where GGML keeps eight group accumulators, it is 20% (Q4_1) to 2x
+// (Q8_0) faster than GGML's order, which the parity rule (by tolerance) no
+// longer requires. The scalar and AVX2 sets keep GGML's order.
 // Stored weights n stand for n - kOffset.
 template <Kind K>
-constexpr int kOffset = K == Kind::kQ4_0 ? 8 : K == Kind::kQ5_0 ? 16 : K == Kind::kIQ4_NL ? 128 : 0;
+constexpr int kOffset = K == Kind::kQ4_0    ? 8
+                        : K == Kind::kQ5_0  ? 16
+                        : K == Kind::kIQ4_NL || K == Kind::kQ8_0 ? 128
+                                                                  : 0;
 
 // Packed block: 8 weight vectors, the 16 scales, then (Q4_1, Q5_1) the 16 minimums.
 template <Kind K>
@@ -145,13 +146,11 @@ inline void LoadBlock(const uint8_t* packed, Block* blk) {
   if constexpr (kHasMinimum<K>) blk->m = _mm512_load_ps(scales + 16);
 }
 
-// Q4_0, Q5_0, Q5_1 and IQ4_NL: R x rows against a panel whose blocks come
-// from next_block(b, &blk). Per lane and block this is exactly the
-// reference's float update, on the exact integer block sum.
+// R x rows against a panel whose blocks come from next_block(b, &blk): per
+// lane and block one float update on the exact integer block sum.
 template <Kind K, int R, typename NextBlock>
 void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
           int64_t ldy, int rows) {
-  static_assert(kPerBlock<K>);
   __m512 acc[R];
   for (int r = 0; r < R; ++r) acc[r] = _mm512_setzero_ps();
   for (int64_t b = 0; b < nb; ++b) {
@@ -179,100 +178,10 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
 }
 
-// Q8_0 weights are stored as w + 128 (unsigned for VPDPBUSD), so each group
-// sum starts from -128 * (sum of the group's 4 x bytes); one 256-bit VPDPBUSD
-// gives those 8 starting values for a block.
-inline void Q8_0GroupBias(const int8_t* xq, int32_t out[8]) {
-  const __m256i c = _mm256_dpbusd_epi32(_mm256_setzero_si256(), _mm256_set1_epi8(static_cast<char>(0x80)),
-                                        _mm256_loadu_si256(reinterpret_cast<const __m256i*>(xq)));
-  _mm256_storeu_si256(reinterpret_cast<__m256i*>(out), _mm256_sub_epi32(_mm256_setzero_si256(), c));
-}
-
-// GGML's order for Q8_0 (ggml_vec_dot_q8_0_q8_0 on AVX2/AVX-512): per
-// output, 8 float accumulators, one per group of 4 block elements; each
-// block adds fma(d_w * d_x, (float)group_sum, acc[g]). Here vector g holds
-// accumulator g of the 16 rows of the panel. The result is GGML's
-// hsum_float_8 of the 8 accumulators.
-template <Kind K, int R, typename NextBlock>
-void GgmlTile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
-              int64_t ldy, int rows) {
-  static_assert(K == Kind::kQ8_0);
-  __m512 acc[R][8];
-  for (int r = 0; r < R; ++r) {
-    for (int g = 0; g < 8; ++g) acc[r][g] = _mm512_setzero_ps();
-  }
-  for (int64_t b = 0; b < nb; ++b) {
-    Block blk;
-    next_block(b, &blk);
-    for (int r = 0; r < R; ++r) {
-      const int8_t* xq = x.qs + (i0 + r) * x.k + b * 32;
-      const int64_t xb = (i0 + r) * (x.k / 32) + b;
-      const __m512 d0d1 = _mm512_mul_ps(blk.d, _mm512_set1_ps(x.d[xb]));
-      int32_t bias[8];
-      Q8_0GroupBias(xq, bias);
-      for (int g = 0; g < 8; ++g) {
-        const __m512i xg = _mm512_set1_epi32(Load32(xq + 4 * g));
-        const __m512i p = _mm512_dpbusd_epi32(_mm512_set1_epi32(bias[g]), blk.w[g], xg);
-        acc[r][g] = _mm512_fmadd_ps(d0d1, _mm512_cvtepi32_ps(p), acc[r][g]);
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    const __m512 h0 = _mm512_add_ps(_mm512_add_ps(acc[r][4], acc[r][0]), _mm512_add_ps(acc[r][6], acc[r][2]));
-    const __m512 h1 = _mm512_add_ps(_mm512_add_ps(acc[r][5], acc[r][1]), _mm512_add_ps(acc[r][7], acc[r][3]));
-    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), _mm512_add_ps(h0, h1));
-  }
-}
-
-// GgmlTile for many x rows against a packed panel: the weight vectors are
-// read from the (L1-resident) scratch as memory operands, which leaves the
-// registers to the accumulators of kGgmlPackedRows x rows.
-constexpr int kGgmlPackedRows = 3;
-template <Kind K, int R>
-void GgmlPackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t nb, float* y,
-                    int64_t ldy, int rows) {
-  static_assert(K == Kind::kQ8_0);
-  __m512 acc[R][8];
-  for (int r = 0; r < R; ++r) {
-    for (int g = 0; g < 8; ++g) acc[r][g] = _mm512_setzero_ps();
-  }
-  for (int64_t b = 0; b < nb; ++b, packed += kPackedBytes<K>) {
-    const auto* vec = reinterpret_cast<const __m512i*>(packed);
-    const auto* scales = reinterpret_cast<const float*>(packed + 8 * 64);
-    __m512 d0d1[R];
-    int32_t bias[R][8];
-    for (int r = 0; r < R; ++r) {
-      Q8_0GroupBias(x.qs + (i0 + r) * x.k + b * 32, bias[r]);
-      const int64_t xb = (i0 + r) * (x.k / 32) + b;
-      d0d1[r] = _mm512_mul_ps(_mm512_load_ps(scales), _mm512_set1_ps(x.d[xb]));
-    }
-    for (int g = 0; g < 8; ++g) {
-      const __m512i wg = _mm512_load_si512(vec + g);
-      for (int r = 0; r < R; ++r) {
-        const __m512i xg = _mm512_set1_epi32(Load32(x.qs + (i0 + r) * x.k + b * 32 + 4 * g));
-        const __m512i p = _mm512_dpbusd_epi32(_mm512_set1_epi32(bias[r][g]), wg, xg);
-        acc[r][g] = _mm512_fmadd_ps(d0d1[r], _mm512_cvtepi32_ps(p), acc[r][g]);
-      }
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    const __m512 h0 = _mm512_add_ps(_mm512_add_ps(acc[r][4], acc[r][0]), _mm512_add_ps(acc[r][6], acc[r][2]));
-    const __m512 h1 = _mm512_add_ps(_mm512_add_ps(acc[r][5], acc[r][1]), _mm512_add_ps(acc[r][7], acc[r][3]));
-    _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), _mm512_add_ps(h0, h1));
-  }
-}
-
 // Up to 4 x rows: unpack each block straight into registers for one tile.
 template <Kind K, int R>
 void FusedTile(const PanelRows& p, const QuantizedRows& x, int64_t nb, float* y, int64_t ldy, int rows) {
-  if constexpr (!kPerBlock<K>) {
-    // At most 2 x rows per pass: 8 accumulators each fill the registers.
-    const auto unpack = [&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); };
-    GgmlTile<K, R < 2 ? R : 2>(unpack, x, 0, nb, y, ldy, rows);
-    if constexpr (R > 2) GgmlTile<K, R - 2>(unpack, x, 2, nb, y, ldy, rows);
-  } else {
-    Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
-  }
+  Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
 }
 
 template <Kind K, int R>
@@ -303,20 +212,13 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
       UnpackBlock<K>(p, b, &blk);
       StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
     }
-    if constexpr (!kPerBlock<K>) {
-      constexpr int G = kGgmlPackedRows;
-      int64_t i = 0;
-      for (; i + G <= x.m; i += G) GgmlPackedTile<K, G>(packed, x, i, nb, y + j0, w.rows, rows);
-      for (; i < x.m; ++i) GgmlPackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows);
-    } else {
-      int64_t i = 0;
-      for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
-      switch (x.m - i) {
-        case 3: PackedTile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
-        case 2: PackedTile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
-        case 1: PackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
-        default: break;
-      }
+    int64_t i = 0;
+    for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
+    switch (x.m - i) {
+      case 3: PackedTile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      case 2: PackedTile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      case 1: PackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
+      default: break;
     }
   }
 }
