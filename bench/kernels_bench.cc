@@ -9,6 +9,7 @@
 //     super-block types at [1536 -> 576] (ffn_down, the one projection of
 //     this model whose rows hold a whole number of 256-element blocks);
 //     m = 1 also "cold", with the weights read from memory as in decode
+//   A layer's Q, K and V (Q4_1) as three MatMul calls and as one MatMuls call
 //   PagedAttention decode, 512 and 4096 positions, 9 heads over 3 KV heads of 64,
 //   and a prompt's last 512 rows at 4096 positions
 //
@@ -141,6 +142,36 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
+// A layer's Q, K and V projections (Q4_1, 576 -> 576, 192, 192) from one
+// input: three MatMul calls ("separate") against one MatMuls call ("shared":
+// x quantized once, one pool job).
+void RegisterQkv(int64_t m, const cpu::KernelSet* set, int threads, bool shared) {
+  const std::string full = std::string("MatMulsQKV_Q4_1/") + (shared ? "shared/" : "separate/") + set->name +
+                           "/m:" + std::to_string(m) + "/threads:" + std::to_string(threads);
+  benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
+    const std::shared_ptr<const Matrix> w[3] = {MakeMatrix(DType::kQ4_1, 576, 576), MakeMatrix(DType::kQ4_1, 192, 576),
+                                                MakeMatrix(DType::kQ4_1, 192, 576)};
+    const std::vector<float> x = Random(m * 576, 1);
+    std::vector<float> y[3];
+    MatMulTarget targets[3];
+    for (int i = 0; i < 3; ++i) {
+      y[i].resize(static_cast<size_t>(m * w[i]->view.rows));
+      targets[i] = {&w[i]->view, y[i].data()};
+    }
+    ThreadPool pool(threads);
+    ComputeContext ctx(*set, pool);
+    for (auto _ : state) {
+      if (shared) {
+        MatMuls(ctx, x.data(), m, targets);
+      } else {
+        for (const MatMulTarget& t : targets) MatMul(ctx, x.data(), m, *t.w, t.y);
+      }
+      benchmark::DoNotOptimize(y[0].data());
+    }
+    SetFlops(state, 2.0 * static_cast<double>(m * (576 + 192 + 192) * 576));
+  })->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
 // One step for a single sequence of `context` positions whose last `rows`
 // are the step's query rows: a decode step (rows = 1) or the last chunk of a
 // prompt (causal, each row seeing the positions up to its own).
@@ -232,6 +263,9 @@ void RegisterAll() {
     for (int threads : {1, 2}) RegisterMatMul("MatMulQ8_0_576x49152", head, 1, set, threads);
   }
   RegisterBlockTypes(sets);
+  for (int64_t m : {1, 32}) {
+    for (bool shared : {false, true}) RegisterQkv(m, sets.back(), 2, shared);
+  }
   // A Hugging Face checkpoint's bf16 weights (the default model's MLP shape).
   const std::shared_ptr<const Matrix> bf16 = MakeMatrix(DType::kBF16, 1536, 576);
   for (const cpu::KernelSet* set : sets) {

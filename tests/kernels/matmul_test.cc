@@ -22,6 +22,7 @@ namespace {
 namespace ref = reference;
 using testing::Describe;
 using testing::FirstBitDifference;
+using testing::MakeRawWeights;
 using testing::MakeWeights;
 using testing::RandomFloats;
 using testing::Weights;
@@ -314,6 +315,60 @@ TEST(MatMulInputOrderTest, ColumnsTakeTheirInputsInOrder) {
         double sum = 0.0;
         for (int64_t k = 0; k < cols; ++k) sum += double{weights[j * cols + k]} * x[i * cols + order[k]];
         EXPECT_NEAR(want[i * rows + j], sum, 1e-4) << i << "," << j;
+      }
+    }
+  }
+}
+
+// MatMuls (one input, several weights: Q, K and V; gate and up) gives every
+// output the bits of its own MatMul call, on every set and thread count:
+// weights that share an activation type (mixed block types, super-blocks,
+// floats, rows that are not whole panels) and groups that cannot share one
+// (different widths, super-blocks beside 32-element blocks), which run one
+// by one.
+TEST(MatMulsTest, EachOutputEqualsItsOwnMatMul) {
+  struct Group {
+    std::vector<std::pair<DType, int64_t>> weights;  // type, rows
+    int64_t cols;
+  };
+  const Group groups[] = {
+      {{{DType::kQ4_1, 576}, {DType::kQ4_1, 192}, {DType::kQ4_1, 200}}, 576},
+      {{{DType::kQ4_1, 64}, {DType::kQ8_0, 40}, {DType::kQ4_0, 17}}, 256},
+      {{{DType::kQ4_K, 48}, {DType::kQ6_K, 33}}, 512},
+      {{{DType::kF32, 20}, {DType::kBF16, 36}, {DType::kF16, 5}}, 96},
+      {{{DType::kQ4_K, 16}, {DType::kQ8_0, 16}}, 256},
+  };
+  for (const Group& g : groups) {
+    std::vector<Weights> weights;
+    for (size_t i = 0; i < g.weights.size(); ++i) {
+      const auto [dtype, rows] = g.weights[i];
+      const bool quantizable = dtype == DType::kF32 || dtype == DType::kF16 || dtype == DType::kBF16 ||
+                               dtype == DType::kQ4_0 || dtype == DType::kQ4_1 || dtype == DType::kQ8_0;
+      const auto seed = static_cast<uint32_t>(7 + i);
+      weights.push_back(quantizable ? MakeWeights(dtype, rows, g.cols, seed) : MakeRawWeights(dtype, rows, g.cols, seed));
+    }
+    std::vector<MatrixView> views;
+    for (const Weights& w : weights) views.push_back(w.view());
+    for (int64_t m : {1, 5, 33}) {
+      const std::vector<float> x = RandomFloats(m * g.cols, static_cast<uint32_t>(m), -2.0f, 2.0f);
+      for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+        for (int threads : {1, 3}) {
+          ThreadPool pool(threads);
+          ComputeContext ctx(*set, pool);
+          std::vector<std::vector<float>> got(views.size());
+          std::vector<MatMulTarget> targets;
+          for (size_t i = 0; i < views.size(); ++i) {
+            got[i].assign(static_cast<size_t>(m * views[i].rows), -1.0f);
+            targets.push_back({&views[i], got[i].data()});
+          }
+          MatMuls(ctx, x.data(), m, targets);
+          for (size_t i = 0; i < views.size(); ++i) {
+            const std::vector<float> want = RunSet(*set, x, m, views[i], threads);
+            ASSERT_EQ(FirstBitDifference(got[i].data(), want.data(), m * views[i].rows), -1)
+                << set->name << " " << DTypeName(views[i].dtype) << " weight " << i << " m " << m << " threads "
+                << threads;
+          }
+        }
       }
     }
   }

@@ -6,6 +6,7 @@
 #include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/kernels/cpu/simd_matmul.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels {
@@ -52,6 +53,15 @@ void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w,
   MatrixView plain = w;
   plain.input_order = nullptr;
   ctx.kernels().matmul(ordered, m, plain, y, ctx);
+}
+
+void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets) {
+  const cpu::SimdMatMulOps* simd = ctx.kernels().simd;
+  if (simd != nullptr && cpu::CanShareInput(*simd, targets)) {
+    cpu::SimdMatMuls(*simd, x, m, targets, ctx);
+    return;
+  }
+  for (const MatMulTarget& t : targets) MatMul(ctx, x, m, *t.w, t.y);
 }
 
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "pagoda/tensor/dtype.h"
 
@@ -61,6 +62,18 @@ struct AttentionBatch {
 // Q8_0 and IQ4_NL) or Q8_K (for Q2_K..Q6_K and IQ4_XS), as GGML does, and
 // dotted block by block with exact integer sums.
 void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w, float* y);
+
+// One weight and its output, for MatMuls.
+struct MatMulTarget {
+  const MatrixView* w;
+  float* y;  // [m][w->rows]
+};
+
+// MatMul of one input against several weights that read it (a layer's Q, K
+// and V; an MLP's gate and up), with MatMul's results. A SIMD set quantizes
+// x once and splits all the weights' panels over the pool in one job, where
+// separate calls would quantize it and synchronize the pool once each.
+void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets);
 
 // out[i] = row ids[i] of table, dequantized to f32. Ids must be in range.
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out);

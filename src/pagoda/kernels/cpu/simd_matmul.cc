@@ -41,74 +41,119 @@ FloatPanelFn FloatPanel(const SimdMatMulOps& ops, DType t) {
   }
 }
 
-// Each x row quantized to Q8_K once, then panels of weight rows as for the
-// 32-element types.
-void SuperBlockMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
-                      ComputeContext& ctx) {
-  PAGODA_CHECK_MSG(w.cols % kSuperBlock == 0, "MatMul: super-block rows need a multiple of 256 columns");
-  const int64_t nb = w.cols / kSuperBlock;
-  auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
-  ThreadPool& pool = ctx.pool();
-  pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize_k(x, w.cols, begin, end, xq); });
-  const int64_t panels = (w.rows + ops.panel_rows - 1) / ops.panel_rows;
-  pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) {
-    const int64_t begin = pb * ops.panel_rows;
-    const int64_t end = std::min(w.rows, pe * ops.panel_rows);
-    void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.k_scratch_bytes_per_super_block));
-    ops.k(xq, m, w, begin, end, scratch, y);
-  });
+// How a weight type meets x: f32 against float weights, x quantized to
+// Q8_0/Q8_1 for the 32-element block types, or to Q8_K for the super-blocks.
+enum class Path { kFloat, kQuant, kSuperBlock };
+
+Path PathOf(const SimdMatMulOps& ops, DType t) {
+  if (FloatPanel(ops, t) != nullptr) return Path::kFloat;
+  if (reference::ActivationType(t) == DType::kQ8_K) return Path::kSuperBlock;
+  return Path::kQuant;
 }
+
+// Every target's panels numbered one after another; Run(worker, pb, pe)
+// calls panel(target, row_begin, row_end) for the rows of panels [pb, pe).
+class PanelSpace {
+ public:
+  PanelSpace(std::span<const MatMulTarget> targets, int64_t panel_rows)
+      : targets_(targets), panel_rows_(panel_rows) {
+    first_.push_back(0);
+    for (const MatMulTarget& t : targets) first_.push_back(first_.back() + (t.w->rows + panel_rows - 1) / panel_rows);
+  }
+  int64_t size() const { return first_.back(); }
+
+  template <typename Panel>
+  void Run(int64_t pb, int64_t pe, const Panel& panel) const {
+    for (size_t t = 0; t < targets_.size() && pb < pe; ++t) {
+      const int64_t lo = std::max(pb, first_[t]);
+      const int64_t hi = std::min(pe, first_[t + 1]);
+      if (lo >= hi) continue;
+      const int64_t rows = targets_[t].w->rows;
+      panel(targets_[t], (lo - first_[t]) * panel_rows_, std::min(rows, (hi - first_[t]) * panel_rows_));
+    }
+  }
+
+ private:
+  std::span<const MatMulTarget> targets_;
+  int64_t panel_rows_;
+  std::vector<int64_t> first_;
+};
 
 }  // namespace
 
+bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targets) {
+  if (targets.empty()) return false;
+  const MatrixView& first = *targets[0].w;
+  for (const MatMulTarget& t : targets) {
+    if (t.w->cols != first.cols || t.w->input_order != nullptr) return false;
+    if (PathOf(ops, t.w->dtype) != PathOf(ops, first.dtype)) return false;
+    if (PathOf(ops, t.w->dtype) == Path::kQuant && QuantPanel(ops, t.w->dtype) == nullptr) return false;
+  }
+  return true;
+}
+
+void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
+                 ComputeContext& ctx) {
+  PAGODA_CHECK(CanShareInput(ops, targets));
+  if (m <= 0) return;
+  ThreadPool& pool = ctx.pool();
+  const PanelSpace space(targets, ops.panel_rows);
+  const int64_t cols = targets[0].w->cols;
+  switch (PathOf(ops, targets[0].w->dtype)) {
+    case Path::kFloat:
+      pool.ParallelFor(space.size(), [&](int64_t pb, int64_t pe) {
+        space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
+          FloatPanel(ops, t.w->dtype)(x, m, *t.w, begin, end, t.y);
+        });
+      });
+      return;
+    case Path::kSuperBlock: {
+      // Each x row quantized to Q8_K once, then panels of weight rows as for
+      // the 32-element types.
+      PAGODA_CHECK_MSG(cols % kSuperBlock == 0, "MatMul: super-block rows need a multiple of 256 columns");
+      const int64_t nb = cols / kSuperBlock;
+      auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
+      pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize_k(x, cols, begin, end, xq); });
+      pool.ParallelForWorkers(space.size(), [&](int worker, int64_t pb, int64_t pe) {
+        void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.k_scratch_bytes_per_super_block));
+        space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
+          ops.k(xq, m, *t.w, begin, end, scratch, t.y);
+        });
+      });
+      return;
+    }
+    case Path::kQuant: {
+      PAGODA_CHECK_MSG(cols % kQuantBlock == 0, "MatMul: quantized rows need a multiple of 32 columns");
+      const int64_t nb = cols / kQuantBlock;
+      std::byte* cursor = static_cast<std::byte*>(
+          ctx.caller_scratch().Get(static_cast<size_t>(m * cols + 3 * m * nb * 4 + 4 * 64)));
+      QuantizedRows xq;
+      xq.m = m;
+      xq.k = cols;
+      xq.qs = Carve<int8_t>(cursor, m * cols);
+      xq.d = Carve<float>(cursor, m * nb);
+      xq.s = Carve<float>(cursor, m * nb);
+      xq.sum = Carve<int32_t>(cursor, m * nb);
+      pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); });
+      pool.ParallelForWorkers(space.size(), [&](int worker, int64_t pb, int64_t pe) {
+        void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block));
+        space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
+          QuantPanel(ops, t.w->dtype)(xq, *t.w, begin, end, scratch, t.y);
+        });
+      });
+      return;
+    }
+  }
+}
+
 void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
                 ComputeContext& ctx) {
-  ThreadPool& pool = ctx.pool();
   if (m <= 0 || w.rows <= 0) return;
-  const int64_t panels = (w.rows + ops.panel_rows - 1) / ops.panel_rows;
-  auto rows_of = [&](int64_t panel_begin, int64_t panel_end, int64_t* begin, int64_t* end) {
-    *begin = panel_begin * ops.panel_rows;
-    *end = std::min(w.rows, panel_end * ops.panel_rows);
-  };
-
-  if (const FloatPanelFn float_panel = FloatPanel(ops, w.dtype)) {
-    pool.ParallelFor(panels, [&](int64_t pb, int64_t pe) {
-      int64_t begin = 0;
-      int64_t end = 0;
-      rows_of(pb, pe, &begin, &end);
-      float_panel(x, m, w, begin, end, y);
-    });
-    return;
+  const MatMulTarget target{&w, y};
+  if (PathOf(ops, w.dtype) == Path::kQuant) {
+    PAGODA_CHECK_MSG(QuantPanel(ops, w.dtype) != nullptr, "MatMul: no SIMD kernel for this weight type");
   }
-
-  if (reference::ActivationType(w.dtype) == DType::kQ8_K) {
-    SuperBlockMatMul(ops, x, m, w, y, ctx);
-    return;
-  }
-  const QuantPanelFn quant_panel = QuantPanel(ops, w.dtype);
-  PAGODA_CHECK_MSG(quant_panel != nullptr, "MatMul: no SIMD kernel for this weight type");
-  PAGODA_CHECK_MSG(w.cols % kQuantBlock == 0, "MatMul: quantized rows need a multiple of 32 columns");
-  const int64_t nb = w.cols / kQuantBlock;
-
-  std::byte* cursor = static_cast<std::byte*>(
-      ctx.caller_scratch().Get(static_cast<size_t>(m * w.cols + 3 * m * nb * 4 + 4 * 64)));
-  QuantizedRows xq;
-  xq.m = m;
-  xq.k = w.cols;
-  xq.qs = Carve<int8_t>(cursor, m * w.cols);
-  xq.d = Carve<float>(cursor, m * nb);
-  xq.s = Carve<float>(cursor, m * nb);
-  xq.sum = Carve<int32_t>(cursor, m * nb);
-  pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); });
-
-  pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) {
-    Scratch& packed = ctx.worker_scratch(worker);
-    int64_t begin = 0;
-    int64_t end = 0;
-    rows_of(pb, pe, &begin, &end);
-    quant_panel(xq, w, begin, end, packed.Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block)),
-                y);
-  });
+  SimdMatMuls(ops, x, m, std::span(&target, 1), ctx);
 }
 
 }  // namespace pagoda::kernels::cpu

@@ -21,6 +21,7 @@
 #pragma once
 
 #include <cstdint>
+#include <span>
 
 #include "pagoda/kernels/cpu_kernels.h"
 
@@ -77,5 +78,15 @@ struct SimdMatMulOps {
 // Runs on ctx's pool, with its scratch memory.
 void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,
                 ComputeContext& ctx);
+
+// Whether these weights can share one quantized input: the same number of
+// columns, none with an input order, and one activation type (f32 for float
+// weights, Q8_0/Q8_1 for the 32-element blocks, Q8_K for the super-blocks).
+bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targets);
+// SimdMatMul of x against each target (CanShareInput), x prepared once and
+// every target's panels split over the pool in one job; each output is
+// computed exactly as SimdMatMul would.
+void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
+                 ComputeContext& ctx);
 
 }  // namespace pagoda::kernels::cpu

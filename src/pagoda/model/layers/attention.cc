@@ -9,9 +9,8 @@ void SelfAttention::Run(const Step& step, int64_t layer, const AttentionShape& s
   float* q = Rows(q_, t, shape.q_dim());
   float* k = Rows(k_, t, shape.kv_dim());
   float* v = Rows(v_, t, shape.kv_dim());
-  kernels::MatMul(ctx, x, t, w.q, q);
-  kernels::MatMul(ctx, x, t, w.k, k);
-  kernels::MatMul(ctx, x, t, w.v, v);
+  const kernels::MatMulTarget qkv[] = {{&w.q, q}, {&w.k, k}, {&w.v, v}};
+  kernels::MatMuls(ctx, x, t, qkv);
   if (w.q_bias != nullptr) kernels::AddBias(ctx, q, w.q_bias, t, shape.q_dim());
   if (w.k_bias != nullptr) kernels::AddBias(ctx, k, w.k_bias, t, shape.kv_dim());
   if (w.v_bias != nullptr) kernels::AddBias(ctx, v, w.v_bias, t, shape.kv_dim());

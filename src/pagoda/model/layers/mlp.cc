@@ -13,8 +13,8 @@ void GatedMlp::Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation
   const int64_t ff = w.gate.rows;
   float* gate = Rows(gate_, rows, ff);
   float* up = Rows(up_, rows, ff);
-  kernels::MatMul(ctx, x, rows, w.gate, gate);
-  kernels::MatMul(ctx, x, rows, w.up, up);
+  const kernels::MatMulTarget gate_up[] = {{&w.gate, gate}, {&w.up, up}};
+  kernels::MatMuls(ctx, x, rows, gate_up);
   if (act == Activation::kSilu) {
     kernels::SiluMul(ctx, gate, up, rows * ff, gate);
   } else {
