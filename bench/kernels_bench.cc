@@ -11,7 +11,8 @@
 //     m = 1 also "cold", with the weights read from memory as in decode
 //   A layer's Q, K and V (Q4_1) as three MatMul calls and as one MatMuls call
 //   PagedAttention decode, 512 and 4096 positions, 9 heads over 3 KV heads of 64,
-//   and a prompt's last 512 rows at 4096 positions
+//   a prompt's last 512 rows at 4096 positions, and a decode step of 32
+//   sequences of 144 positions scattered over a large arena
 //
 // Each rate is also reported as a share of this machine's measured peaks
 // (machine_peaks.h): "%peak" of the int8 VNNI peak (quantized weights) or
@@ -19,6 +20,7 @@
 // the measured read bandwidth for the cold runs and the KV stream.
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
@@ -225,6 +227,47 @@ void RegisterAttention(DType dtype, int64_t context, int64_t rows, const cpu::Ke
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
+// A batched decode step: `seqs` sequences of `context` positions each, one
+// query row each, their blocks scattered over an arena of 16x as many (as a
+// server's cache holds other sequences), so K/V come from memory.
+void RegisterBatchedDecode(int64_t seqs, int64_t context, const cpu::KernelSet* set, int threads) {
+  const std::string full = std::string("PagedAttentionDecodeBatch/F16/") + set->name + "/seqs:" +
+                           std::to_string(seqs) + "/ctx:" + std::to_string(context) +
+                           "/threads:" + std::to_string(threads);
+  benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
+    const int64_t heads = 9, kv_heads = 3, dim = 64, block = 16;
+    const int64_t per_seq = (context + block - 1) / block;
+    const int64_t arena_blocks = 16 * seqs * per_seq;
+    const int64_t width = kv_heads * dim;
+    std::vector<uint8_t> k(static_cast<size_t>(arena_blocks * block * width) * 2, 0x3c);  // f16 ~1.0
+    std::vector<uint8_t> v(k.size(), 0x3c);
+    const KvCacheLayer cache{DType::kF16, k.data(), v.data(), arena_blocks, block, kv_heads, dim};
+    std::vector<int32_t> all(static_cast<size_t>(arena_blocks));
+    std::iota(all.begin(), all.end(), 0);
+    std::mt19937 rng(5);
+    std::shuffle(all.begin(), all.end(), rng);
+    std::vector<int32_t> tables(all.begin(), all.begin() + seqs * per_seq);
+    std::vector<int32_t> qsl(static_cast<size_t>(seqs + 1));
+    std::iota(qsl.begin(), qsl.end(), 0);
+    const std::vector<int32_t> seq_lens(static_cast<size_t>(seqs), static_cast<int32_t>(context));
+    const AttentionBatch batch{static_cast<int32_t>(seqs), qsl.data(), seq_lens.data(), tables.data(), per_seq};
+    const std::vector<float> q = Random(seqs * heads * dim, 3);
+    std::vector<float> out(static_cast<size_t>(seqs * heads * dim));
+    ThreadPool pool(threads);
+    ComputeContext ctx(*set, pool);
+    for (auto _ : state) {
+      set->paged_attention(q.data(), heads, cache, batch, {.scale = 0.125f}, out.data(), ctx);
+      benchmark::DoNotOptimize(out.data());
+    }
+    const double flops = 4.0 * static_cast<double>(seqs * heads * dim * context);
+    SetFlops(state, flops);
+    const double kv_bytes = static_cast<double>(2 * seqs * context * width * 2);
+    state.counters["KV_GB/s"] = benchmark::Counter(kv_bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    SetShareOfPeak(state, "%peak", flops, g_peaks.f32_gflops_per_core * 1e9 * threads);
+    SetShareOfPeak(state, "%DRAM", kv_bytes, DramPeak(threads));
+  })->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
 // Every SIMD set, so that the AVX2 set (the one AVX2-only machines run) is
 // measured on AVX-512 machines too.
 void RegisterBlockTypes(std::span<const cpu::KernelSet* const> sets) {
@@ -282,6 +325,8 @@ void RegisterAll() {
   for (const cpu::KernelSet* set : sets) {
     for (int threads : {1, 2}) RegisterAttention(DType::kF16, 4096, 1, set, threads);
   }
+  // A server's decode step: 32 sequences of 144 positions.
+  for (int threads : {1, 2}) RegisterBatchedDecode(32, 144, sets.back(), threads);
   // A prompt's last chunk of 512 rows at 4096 positions (a third of a long
   // prompt's work is attention).
   for (const cpu::KernelSet* set : sets) {
