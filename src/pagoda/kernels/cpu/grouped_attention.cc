@@ -138,6 +138,7 @@ void Strided(ComputeContext& ctx, int64_t n, const Fn& fn) {
 void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                               const AttentionBatch& batch, const AttentionParams& params, float* out,
                               const GroupedAttentionKernel& kernel, ComputeContext& ctx) {
+  // For its checks only: the blocks take each sequence's rows from the batch.
   CheckedSequenceOfRows(num_heads, cache, batch, params);
   const int64_t head_dim = cache.head_dim;
   const int64_t stride = PartialStride(head_dim);
