@@ -70,6 +70,19 @@ TEST(StepTokenBudgetTest, FollowsAChangeInPerTokenCost) {
   EXPECT_NEAR(budget.Budget(), dear.BudgetFor(0.2), 1);
 }
 
+// A slow first step (weights paged in, caches cold) followed by steps of
+// the size the budget itself chose, as a long prompt alone runs: the
+// budget recovers to the cost model's answer instead of staying pinned by
+// the slope the outlier implied.
+TEST(StepTokenBudgetTest, ASlowFirstStepDoesNotPinTheBudget) {
+  const CostModel cost{.fixed = 0.005, .per_token = 0.001};
+  StepTokenBudget budget({.target_seconds = 0.2});
+  budget.Observe(budget.Budget(), 2.0);
+  ASSERT_LT(budget.Budget(), cost.BudgetFor(0.2) / 2);
+  for (int i = 0; i < 200; ++i) budget.Observe(budget.Budget(), cost(budget.Budget()));
+  EXPECT_NEAR(budget.Budget(), cost.BudgetFor(0.2), 0.1 * cost.BudgetFor(0.2));
+}
+
 TEST(StepTokenBudgetTest, ClampsToItsBounds) {
   StepTokenBudget fast({.target_seconds = 0.2, .min_tokens = 8, .max_tokens = 512});
   for (int64_t tokens : {1, 100}) fast.Observe(tokens, 1e-6 * static_cast<double>(tokens));

@@ -39,19 +39,17 @@ void StepTokenBudget::Refit() {
   const double var_x = sxx_ / w_ - mean_x * mean_x;
   if (var_x >= kMinTokenSpread * kMinTokenSpread) {
     const double slope = (sxy_ / w_ - mean_x * mean_y) / var_x;
-    if (slope > 0) {
-      per_token_ = slope;
-      slope_known_ = true;
-    }
+    if (slope > 0) slope_ = slope;
   }
-  if (slope_known_) {
-    fixed_ = std::max(0.0, mean_y - per_token_ * mean_x);
-  } else {
-    // No slope yet: all time counts as per-token time, which overstates a
-    // larger step's cost, so the first budgets err small.
-    per_token_ = mean_y / mean_x;
-    fixed_ = 0;
-  }
+  // The fixed part cannot be negative, so the per-token cost is at most the
+  // recent steps' time per token: a slope fitted while an outlier (a first
+  // step paging the weights in) still weighed is cut back to what the steps
+  // since show, and the budget grows until their sizes differ enough to
+  // refit it. With no slope yet, all time counts as per-token time, which
+  // overstates a larger step's cost, so the first budgets err small.
+  const double ratio = mean_y / mean_x;
+  per_token_ = slope_ > 0 && slope_ < ratio ? slope_ : ratio;
+  fixed_ = mean_y - per_token_ * mean_x;
   if (per_token_ <= 0) return;  // steps measured as taking no time: keep the budget
   const double fit = (options_.target_seconds - fixed_) / per_token_;
   budget_ = static_cast<int32_t>(std::clamp(std::floor(fit), static_cast<double>(options_.min_tokens),

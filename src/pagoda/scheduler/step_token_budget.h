@@ -4,8 +4,8 @@
 // allows on whatever CPU runs them, while each step (and so every running
 // decode's next token) stays near the target.
 //
-// Step time is modelled as fixed + per_token * tokens, fitted by least
-// squares over recent steps with exponentially decaying weights. A ratio of
+// Step time is modelled as fixed + per_token * tokens (fixed >= 0), fitted
+// by least squares over recent steps with exponentially decaying weights. A ratio of
 // time to tokens alone would not do: a decode step costs far more per token
 // than a prompt chunk (a step reads the weights once for all its rows), so
 // after a run of decodes it would starve the next prompt.
@@ -42,9 +42,9 @@ class StepTokenBudget {
   Options options_;
   // Decayed weighted sums of 1, x, y, x^2 and xy (x: tokens, y: seconds).
   double w_ = 0, sx_ = 0, sy_ = 0, sxx_ = 0, sxy_ = 0;
+  double slope_ = 0;  // the last fit while step sizes differed (0: none yet)
   double per_token_ = 0;
   double fixed_ = 0;
-  bool slope_known_ = false;
   int32_t budget_;
 };
 
