@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cstddef>
-#include <vector>
 
 #include "pagoda/base/check.h"
 #include "pagoda/kernels/compute_context.h"
@@ -57,26 +56,29 @@ class PanelSpace {
  public:
   PanelSpace(std::span<const MatMulTarget> targets, int64_t panel_rows)
       : targets_(targets), panel_rows_(panel_rows) {
-    first_.push_back(0);
-    for (const MatMulTarget& t : targets) first_.push_back(first_.back() + (t.w->rows + panel_rows - 1) / panel_rows);
+    for (const MatMulTarget& t : targets) size_ += Panels(t);
   }
-  int64_t size() const { return first_.back(); }
+  int64_t size() const { return size_; }
 
   template <typename Panel>
   void Run(int64_t pb, int64_t pe, const Panel& panel) const {
-    for (size_t t = 0; t < targets_.size() && pb < pe; ++t) {
-      const int64_t lo = std::max(pb, first_[t]);
-      const int64_t hi = std::min(pe, first_[t + 1]);
-      if (lo >= hi) continue;
-      const int64_t rows = targets_[t].w->rows;
-      panel(targets_[t], (lo - first_[t]) * panel_rows_, std::min(rows, (hi - first_[t]) * panel_rows_));
+    int64_t first = 0;  // the target's first panel in the numbering
+    for (const MatMulTarget& t : targets_) {
+      if (first >= pe) return;
+      const int64_t next = first + Panels(t);
+      const int64_t lo = std::max(pb, first);
+      const int64_t hi = std::min(pe, next);
+      if (lo < hi) panel(t, (lo - first) * panel_rows_, std::min(t.w->rows, (hi - first) * panel_rows_));
+      first = next;
     }
   }
 
  private:
+  int64_t Panels(const MatMulTarget& t) const { return (t.w->rows + panel_rows_ - 1) / panel_rows_; }
+
   std::span<const MatMulTarget> targets_;
   int64_t panel_rows_;
-  std::vector<int64_t> first_;
+  int64_t size_ = 0;
 };
 
 }  // namespace
