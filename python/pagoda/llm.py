@@ -35,7 +35,7 @@ class LLM(_pagoda.LLM):
         LLM(model=None, *, tokenizer=None, dtype="auto", quantization=None, revision=None, seed=None,
             max_model_len=None, gpu_memory_utilization=None, kv_cache_memory=None,
             tensor_parallel_size=1, pipeline_parallel_size=1, enforce_eager=False, trust_remote_code=False,
-            enable_prefix_caching=True, max_num_seqs=256, max_num_batched_tokens=2048, block_size=16,
+            enable_prefix_caching=True, max_num_seqs=256, max_num_batched_tokens=None, block_size=16,
             scheduling_policy="fcfs", threads=0, long_prefill_token_threshold=64,
             max_num_partial_prefills=4, max_long_partial_prefills=1, generation_config="auto")
 
@@ -49,6 +49,10 @@ class LLM(_pagoda.LLM):
     RAM for the weights plus the KV cache (as vLLM's CPU backend sizes it);
     `kv_cache_memory` instead gives the KV cache's size (bytes or "2GiB";
     default 4 GiB, vLLM's VLLM_CPU_KVCACHE_SPACE). Give one, not both.
+
+    `max_num_batched_tokens` fixes every step's token budget, as in vLLM;
+    None (the default) sizes each step's budget from measured step times
+    so that a step takes about 200 ms, at most 2048 tokens.
 
     `generation_config`: "auto" takes the model's generation_config.json
     sampling values as the defaults (get_default_sampling_params()), "vllm"

@@ -92,7 +92,10 @@ void BindLlm(py::module_& m) {
              if (!kv_cache_memory.is_none()) config.kv_cache_memory = KvCacheBytes(kv_cache_memory);
              config.enable_prefix_caching = enable_prefix_caching;
              config.max_num_seqs = max_num_seqs;
-             if (max_num_batched_tokens) config.max_num_batched_tokens = *max_num_batched_tokens;
+             if (max_num_batched_tokens) {  // vLLM's fixed budget; else sized from step times
+               config.max_num_batched_tokens = *max_num_batched_tokens;
+               config.step_latency_target = 0;
+             }
              config.block_size = block_size;
              config.seed = seed;
              config.threads = threads;

@@ -57,12 +57,15 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
   sub.add_option("--max-model-len", args.max_model_len, "Prompt plus output per sequence (default: the model's)");
   sub.add_option("--max-num-seqs", args.max_num_seqs, "Sequences running at once")->capture_default_str();
   sub.add_option("--max-num-batched-tokens", args.max_num_batched_tokens,
-                 fmt::format("Tokens computed per step (default {}); with --step-latency-target-ms, the most a "
-                             "sized step takes",
+                 fmt::format("Tokens computed per step, every step (vLLM's fixed budget). Default: sized from "
+                             "measured step times (--step-latency-target-ms), at most {}; given with "
+                             "--step-latency-target-ms, the most a sized step takes",
                              EngineConfig{}.max_num_batched_tokens));
   sub.add_option("--step-latency-target-ms", args.step_latency_target_ms,
-                 "Milliseconds a step should take: each step then computes as many tokens as the recent steps' "
-                 "measured times say fit, every running decode included (default 0: a fixed budget)");
+                 fmt::format("Milliseconds a step should take: each step computes as many tokens as the recent "
+                             "steps' measured times say fit, every running decode included (default {:.0f}, unless "
+                             "--max-num-batched-tokens alone fixes the budget; 0: a fixed budget)",
+                             EngineConfig{}.step_latency_target * 1e3));
   sub.add_option("--long-prefill-token-threshold", args.long_prefill_token_threshold,
                  "Most tokens one request prefills per step; a request with more left is long. 0: no cap (then 4% "
                  "of --max-model-len with --max-num-partial-prefills > 1). The default keeps a CPU step short "
@@ -106,7 +109,11 @@ StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineAr
   if (!(args.swap_space >= 0)) return InvalidArgumentError(fmt::format("--swap-space {} must be at least 0", args.swap_space));
   config.max_model_len = args.max_model_len;
   config.max_num_seqs = args.max_num_seqs;
-  if (args.max_num_batched_tokens) config.max_num_batched_tokens = *args.max_num_batched_tokens;
+  if (args.max_num_batched_tokens) {
+    // vLLM's flag alone fixes every step's budget; with a latency target it caps the sized one.
+    config.max_num_batched_tokens = *args.max_num_batched_tokens;
+    config.step_latency_target = 0;
+  }
   if (args.step_latency_target_ms) {
     if (!(*args.step_latency_target_ms >= 0) || !std::isfinite(*args.step_latency_target_ms)) {
       return InvalidArgumentError(fmt::format("--step-latency-target-ms {} must be at least 0 (0: a fixed budget)",

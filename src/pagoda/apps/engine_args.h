@@ -22,7 +22,7 @@ struct EngineArgs {
   double swap_space = 4;
   std::optional<int64_t> max_model_len;
   int max_num_seqs = EngineConfig{}.max_num_seqs;
-  std::optional<int> max_num_batched_tokens;
+  std::optional<int> max_num_batched_tokens;  // alone: a fixed budget
   std::optional<double> step_latency_target_ms;
   int long_prefill_token_threshold = EngineConfig{}.long_prefill_token_threshold;
   int max_num_partial_prefills = EngineConfig{}.max_num_partial_prefills;

@@ -52,14 +52,12 @@ struct EngineConfig {
   // step_latency_target 0, every step's budget (vLLM's fixed budget; its CPU
   // default for its server is 2048); otherwise the most a sized step takes.
   int32_t max_num_batched_tokens = 2048;
-  // Seconds a step should take: each step's token budget is then sized from
-  // the measured times of recent steps to stay near it (StepTokenBudget),
-  // every running decode keeping its token. 0 (the default): the fixed
-  // budget. Off by default because a sized budget also limits admissions:
-  // under overload (1,000 clients) it holds ~85 sequences running where the
-  // fixed one holds ~240, which bench/soak.py's steady-state RSS check
-  // does not expect.
-  double step_latency_target = 0;
+  // Seconds a step should take: each step's token budget is sized from the
+  // measured times of recent steps to stay near it (StepTokenBudget), every
+  // running decode keeping its token. A CPU's speed varies by orders of
+  // magnitude between machines and context lengths, so a fixed token count
+  // would be too many on one and too few on another. 0: the fixed budget.
+  double step_latency_target = 0.2;
   // Chunked prefill's fairness (vLLM's knobs, defaults chosen for the CPU;
   // docs/performance.md has the measurements). A sequence with more than
   // long_prefill_token_threshold tokens left to compute is "long" and

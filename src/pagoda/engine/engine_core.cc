@@ -225,6 +225,7 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   }
   core->compute_ = std::make_unique<kernels::ComputeContext>(*kernel_set, *core->pool_);
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
+  core->runner_->Reserve(config.max_num_batched_tokens, config.max_num_seqs);
   PAGODA_ASSIGN_OR_RETURN(core->extra_eos_ids_, ExtraEosIds(generation, *core->tokenizer_, mc.vocab_size));
   std::vector<int32_t> eos_ids = core->extra_eos_ids_;
   if (core->tokenizer_->eos_id()) eos_ids.insert(eos_ids.begin(), *core->tokenizer_->eos_id());

@@ -47,6 +47,12 @@ class Model {
   // layer; the kernels run with ctx's kernel set, threads and scratch.
   virtual void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
                        kernels::ComputeContext& ctx, float* logits) = 0;
+  // Backs the activation buffers of a step of up to `max_tokens` tokens and
+  // `max_logit_rows` logits rows with memory now, as vLLM's profile run
+  // does: memory use then stays flat however the steps' sizes vary, instead
+  // of stepping up (by doubling) the first time a step is wider than any
+  // before. A larger step still runs, growing the buffers.
+  virtual void ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) = 0;
 };
 
 // Builds the model that the file's architecture names. The file must outlive

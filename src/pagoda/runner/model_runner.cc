@@ -21,6 +21,14 @@ ModelRunner::ModelRunner(Model& model, const KvCacheArena& kv_cache, kernels::Co
   }
 }
 
+void ModelRunner::Reserve(int64_t max_tokens, int64_t max_logit_rows) {
+  PAGODA_CHECK(max_tokens >= 0 && max_logit_rows >= 0);
+  model_.ReserveActivations(max_tokens, max_logit_rows);
+  if (max_logit_rows * vocab_size() > static_cast<int64_t>(logits_.size())) {
+    logits_.assign(static_cast<size_t>(max_logit_rows * vocab_size()), 0.0f);
+  }
+}
+
 std::span<const float> ModelRunner::Execute(std::span<const BlockCopy> copies, std::span<const SequenceChunk> chunks) {
   CopyKvBlocks(kv_cache_.slots(), copies);
   return Execute(chunks);

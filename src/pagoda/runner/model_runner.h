@@ -43,6 +43,13 @@ class ModelRunner {
   // sequence's chunk may write into a block copied this step), then the chunks.
   std::span<const float> Execute(std::span<const BlockCopy> copies, std::span<const SequenceChunk> chunks);
 
+  // Backs the model's activations and the logits of a step of up to
+  // `max_tokens` tokens and `max_logit_rows` logits rows (one per running
+  // sequence) with memory now, as vLLM's profile run does, so that memory
+  // use does not step up later the first time a step is wider than any
+  // before (a logits row alone is 192 KiB for a 49,152-token vocabulary).
+  void Reserve(int64_t max_tokens, int64_t max_logit_rows);
+
   int64_t vocab_size() const { return model_.config().vocab_size; }
   int64_t block_size() const { return kv_cache_.shape().block_size; }
   const Model& model() const { return model_; }

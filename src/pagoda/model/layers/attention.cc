@@ -2,6 +2,12 @@
 
 namespace pagoda::layers {
 
+void SelfAttention::Reserve(int64_t tokens, const AttentionShape& shape) {
+  ReserveRows(q_, tokens, shape.q_dim());
+  ReserveRows(k_, tokens, shape.kv_dim());
+  ReserveRows(v_, tokens, shape.kv_dim());
+}
+
 void SelfAttention::Run(const Step& step, int64_t layer, const AttentionShape& shape, const AttentionWeights& w,
                         const AttentionLayer& settings, const float* x, float* out) {
   kernels::ComputeContext& ctx = step.ctx();

@@ -44,6 +44,8 @@ class SelfAttention {
   // [tokens][q_dim] to out.
   void Run(const Step& step, int64_t layer, const AttentionShape& shape, const AttentionWeights& w,
            const AttentionLayer& settings, const float* x, float* out);
+  // Backs the buffers of a step of up to `tokens` tokens (Model::ReserveActivations).
+  void Reserve(int64_t tokens, const AttentionShape& shape);
 
  private:
   std::vector<float> q_, k_, v_;

@@ -21,6 +21,19 @@ void Decoder::AddResidual(kernels::ComputeContext& ctx, float* x, float* out, co
   kernels::AddInPlace(ctx, x, out, rows * d);
 }
 
+void Decoder::ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) {
+  const int64_t d = config_.hidden_size;
+  ReserveRows(x_, max_tokens, d);
+  ReserveRows(n_, max_tokens, d);
+  ReserveRows(attn_, max_tokens, spec_.shape.q_dim());
+  ReserveRows(out_, max_tokens, d);
+  attention_.Reserve(max_tokens, spec_.shape);
+  for (const DecoderLayer& l : layers_) {
+    if (l.mlp) mlp_.Reserve(max_tokens, l.mlp->gate.rows);
+  }
+  head_.Reserve(max_logit_rows);
+}
+
 void Decoder::Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
                       kernels::ComputeContext& ctx, float* logits) {
   const ModelConfig& c = config_;

@@ -50,6 +50,7 @@ class Decoder final : public Model {
   const ModelConfig& config() const override { return config_; }
   void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
                kernels::ComputeContext& ctx, float* logits) override;
+  void ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) override;
 
  private:
   // x += post_norm(out) over rows, through the `normed` buffer when there is a norm.

@@ -17,6 +17,8 @@ void DecoderHead::Embed(const Step& step, float* x) const {
   kernels::EmbeddingLookup(step.ctx(), token_embd_, step.batch().token_ids.data(), step.tokens(), x);
 }
 
+void DecoderHead::Reserve(int64_t rows) { ReserveRows(normed_, rows, token_embd_.cols); }
+
 void DecoderHead::Logits(const Step& step, const float* x, float eps, float* logits) {
   const int64_t rows = step.logit_rows();
   if (rows == 0) return;

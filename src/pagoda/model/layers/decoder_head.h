@@ -23,6 +23,8 @@ class DecoderHead {
   // logits [logit rows][vocab] from the first step.rows() rows of x (already
   // narrowed to the logit rows), through RMSNorm and the LM head.
   void Logits(const Step& step, const float* x, float eps, float* logits);
+  // Backs the buffers of up to `rows` logits rows (Model::ReserveActivations).
+  void Reserve(int64_t rows);
 
  private:
   kernels::MatrixView token_embd_{};

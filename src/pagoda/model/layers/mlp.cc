@@ -8,6 +8,11 @@
 
 namespace pagoda::layers {
 
+void GatedMlp::Reserve(int64_t rows, int64_t ff) {
+  ReserveRows(gate_, rows, ff);
+  ReserveRows(up_, rows, ff);
+}
+
 void GatedMlp::Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act, const float* x, int64_t rows,
                    float* out) {
   const int64_t ff = w.gate.rows;

@@ -21,6 +21,8 @@ class GatedMlp {
   // x [rows][hidden] -> out [rows][hidden].
   void Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act, const float* x, int64_t rows,
            float* out);
+  // Backs the buffers of up to `rows` rows of `ff` (Model::ReserveActivations).
+  void Reserve(int64_t rows, int64_t ff);
 
  private:
   std::vector<float> gate_, up_;

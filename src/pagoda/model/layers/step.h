@@ -53,5 +53,8 @@ class Step {
 
 // Sizes a buffer for `rows` rows of `width` and returns its data.
 float* Rows(std::vector<float>& buffer, int64_t rows, int64_t width);
+// Backs a buffer with touched memory for `rows` rows of `width`, which
+// later Rows calls up to that size reuse.
+void ReserveRows(std::vector<float>& buffer, int64_t rows, int64_t width);
 
 }  // namespace pagoda::layers
