@@ -1,6 +1,7 @@
-// Perplexity on GPL-3 (the fixture's 4,096 llama.cpp tokens, 512-token
-// windows), run through the engine as prompt-logprob requests, within 1% of
-// llama.cpp's value on the same windows.
+// Perplexity on GPL-3 (the fixture's 4,096 llama.cpp tokens in 512-token
+// windows, and 6,144 in 2,048-token windows, where the avx512bf16 set's
+// attention runs in bf16 past position 512), run through the engine as
+// prompt-logprob requests, within 1% of llama.cpp's value on the same windows.
 #include "pagoda/engine/perplexity.h"
 
 #include <gtest/gtest.h>
@@ -50,6 +51,29 @@ TEST(PerplexityTest, MatchesLlamaCppWithinOnePercent) {
     return s.num_finished_requests == 8 && s.kv_cache_usage == 0;
   });
   EXPECT_EQ(stats.kv_cache_usage, 0);
+}
+
+TEST(PerplexityTest, LongWindowsMatchLlamaCppWithinOnePercent) {
+  std::ifstream in(std::string(PAGODA_FIXTURES_DIR) + "/llama_cpp/perplexity_2048.json");
+  ASSERT_TRUE(in.good());
+  const auto ref = nlohmann::json::parse(in);
+  const auto tokens = ref["token_ids"].get<std::vector<int32_t>>();
+  const int64_t ctx = ref["metadata"]["n_ctx"].get<int64_t>();
+  const int64_t windows = ref["metadata"]["n_windows"].get<int64_t>();
+  const double want = ref["ppl"].get<double>();
+  ASSERT_EQ(ctx, 2048);
+  ASSERT_EQ(static_cast<int64_t>(tokens.size()), windows * ctx);
+
+  auto engine = testing::MakeEngine(WindowEngineConfig(ctx, 1));
+  ASSERT_NE(engine, nullptr);
+  PerplexityOptions options;
+  options.ctx = ctx;
+  auto result = ComputePerplexity(*engine, tokens, options);
+  ASSERT_TRUE(result.ok()) << result.status().ToString();
+  std::printf("perplexity, %lld-token windows: pagoda %.4f, llama.cpp %.4f\n", static_cast<long long>(ctx),
+              result->perplexity, want);
+  EXPECT_NEAR(result->perplexity, want, 0.01 * want);
+  EXPECT_EQ(static_cast<int64_t>(result->window_nll.size()), windows);
 }
 
 TEST(PerplexityTest, TooFewTokensIsAnError) {

@@ -11,6 +11,8 @@
 #include <vector>
 
 #include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
+#include "pagoda/kernels/cpu/grouped_attention.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
@@ -29,9 +31,10 @@ using testing::PagedFixture;
 // By default 3 query heads share each KV head; the grouped kernels take a
 // KV head's query heads in runs of up to 4, so other groupings cover runs of
 // 1, 2 and 4.
-PagedFixture Mixed(DType dtype, int64_t head_dim, uint32_t seed, int64_t num_heads = 6, int64_t num_kv_heads = 2) {
+PagedFixture Mixed(DType dtype, int64_t head_dim, uint32_t seed, int64_t num_heads = 6, int64_t num_kv_heads = 2,
+                   bool bf16_values = false) {
   return MakePagedFixture(dtype, num_heads, num_kv_heads, head_dim, /*block_size=*/4,
-                          /*q_lens=*/{1, 7, 5, 1}, /*seq_lens=*/{13, 7, 22, 1}, seed);
+                          /*q_lens=*/{1, 7, 5, 1}, /*seq_lens=*/{13, 7, 22, 1}, seed, bf16_values);
 }
 
 std::vector<float> RunReference(const PagedFixture& f, const AttentionParams& params) {
@@ -65,13 +68,16 @@ std::string Describe(const AttentionParams& p) {
 
 // Causal attention over the sequence's contiguous K/V (as stored: f16-rounded
 // for an F16 cache), in double: position pos sees (pos - window, pos], and
-// each scaled score s becomes cap * tanh(s / cap).
-std::vector<double> NaiveAttention(const PagedFixture& f, const AttentionParams& params) {
+// each scaled score s becomes cap * tanh(s / cap). With `spread`, also each
+// output's weighted mean of |v - output|.
+std::vector<double> NaiveAttention(const PagedFixture& f, const AttentionParams& params,
+                                   std::vector<double>* spread = nullptr) {
   const int64_t d = f.head_dim;
   const int64_t width = f.num_kv_heads * d;
   const int64_t group = f.num_heads / f.num_kv_heads;
   auto stored = [&](float v) { return f.dtype == DType::kF16 ? double{F16ToF32(F32ToF16(v))} : double{v}; };
   std::vector<double> out(static_cast<size_t>(f.tokens() * f.num_heads * d));
+  if (spread != nullptr) spread->assign(out.size(), 0.0);
   for (size_t s = 0; s < f.q_lens.size(); ++s) {
     for (int32_t i = 0; i < f.q_lens[s]; ++i) {
       const int64_t row = f.query_start_loc[s] + i;
@@ -94,7 +100,14 @@ std::vector<double> NaiveAttention(const PagedFixture& f, const AttentionParams&
         for (int64_t e = 0; e < d; ++e) {
           double acc = 0.0;
           for (int64_t p = first; p <= pos; ++p) acc += score[p] * stored(f.v_values[s][p * width + kvh * d + e]);
-          out[(row * f.num_heads + h) * d + e] = acc / total;
+          const double mean = acc / total;
+          out[(row * f.num_heads + h) * d + e] = mean;
+          if (spread == nullptr) continue;
+          double deviation = 0.0;
+          for (int64_t p = first; p <= pos; ++p) {
+            deviation += score[p] * std::fabs(stored(f.v_values[s][p * width + kvh * d + e]) - mean);
+          }
+          (*spread)[(row * f.num_heads + h) * d + e] = deviation / total;
         }
       }
     }
@@ -135,6 +148,45 @@ bool KeepsGgmlOrder(const cpu::KernelSet& set) {
   return std::string(set.name) == "scalar" || std::string(set.name) == "avx2";
 }
 
+// The avx512bf16 set attends in bf16 past its first positions (kernel_set.cc),
+// which these fixtures mostly do not reach; so its bf16 kernel is also
+// tested from position 0 on, as a set of its own.
+void Bf16FromTheStart(const float* q, int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
+                      const AttentionParams& params, float* out, ComputeContext& ctx) {
+  static constexpr cpu::GroupedAttentionKernel kKernel = {.attend_segment = cpu::avx512::AttendSegmentBf16,
+                                                          .fold_step = cpu::avx512::FoldStep,
+                                                          .fold_finish = cpu::avx512::FoldFinish};
+  cpu::RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kKernel, ctx);
+}
+
+// Every supported set, and the bf16 kernel from position 0 where the CPU has it.
+std::vector<const cpu::KernelSet*> AttentionSets() {
+  static const std::vector<const cpu::KernelSet*> sets = [] {
+    std::vector<const cpu::KernelSet*> out(cpu::SupportedKernelSets().begin(), cpu::SupportedKernelSets().end());
+    if (const cpu::KernelSet* bf16 = cpu::FindSupportedKernelSet("avx512bf16")) {
+      static cpu::KernelSet everywhere = *bf16;
+      everywhere.name = "avx512bf16 attending in bf16 from position 0";
+      everywhere.paged_attention = Bf16FromTheStart;
+      out.push_back(&everywhere);
+    }
+    return out;
+  }();
+  return sets;
+}
+
+// The bf16 kernel rounds q, K, V and the softmax's probabilities to bf16
+// (attention_bf16_avx512.cc), so the sets that use it are checked on
+// fixtures whose values bf16 holds exactly: then only the probabilities'
+// rounding separates it from exact attention. Rounding to bf16's 8
+// significant bits moves each weight w by at most eps = 2^-8 of itself, and
+// the output sum(w v) / sum(w) by at most eps / (1 - eps) times the weighted
+// mean of |v - output| (the spread that NaiveAttention reports).
+bool RoundsToBf16(const cpu::KernelSet& set) { return std::string(set.name).starts_with("avx512bf16"); }
+constexpr double kBf16Epsilon = 1.0 / 256;
+double NaiveTolerance(const cpu::KernelSet& set, double spread) {
+  return kGroupedTolerance + (RoundsToBf16(set) ? kBf16Epsilon / (1 - kBf16Epsilon) * spread : 0.0);
+}
+
 TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit) {
   // Head sizes with their own compiled kernels (64, 128) and others, with and
   // without a tail of fewer than 16 dimensions; groups of 3 query heads per
@@ -147,15 +199,21 @@ TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit)
   for (DType dtype : {DType::kF32, DType::kF16}) {
     for (const Shape& shape : shapes) {
       const int64_t head_dim = shape.head_dim;
-      const PagedFixture f =
+      const PagedFixture plain =
           Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim), shape.num_heads, shape.num_kv_heads);
+      const PagedFixture bf16 =
+          Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim), shape.num_heads, shape.num_kv_heads, true);
       for (const AttentionParams& params : Variants(1.0f / std::sqrt(static_cast<float>(head_dim)))) {
-        const std::vector<float> reference = RunReference(f, params);
-        const std::vector<double> naive = NaiveAttention(f, params);
-        for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+        const std::vector<float> reference = RunReference(plain, params);
+        const std::vector<double> naive_plain = NaiveAttention(plain, params);
+        std::vector<double> spread;
+        const std::vector<double> naive_bf16 = NaiveAttention(bf16, params, &spread);
+        for (const cpu::KernelSet* set : AttentionSets()) {
+          const PagedFixture& f = RoundsToBf16(*set) ? bf16 : plain;
+          const std::vector<double>& naive = RoundsToBf16(*set) ? naive_bf16 : naive_plain;
           const std::vector<float> one_thread = RunSet(*set, f, params, 1);
           for (size_t e = 0; e < naive.size(); ++e) {
-            ASSERT_NEAR(one_thread[e], naive[e], kGroupedTolerance)
+            ASSERT_NEAR(one_thread[e], naive[e], NaiveTolerance(*set, spread[e]))
                 << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " heads " << shape.num_heads
                 << "/" << shape.num_kv_heads << " " << Describe(params);
           }
@@ -177,19 +235,24 @@ TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit)
 }
 
 TEST(FastAttentionTest, LongDecodeContext) {
-  const PagedFixture f = MakePagedFixture(DType::kF16, 9, 3, 64, 16, {1, 1}, {512, 300}, 17);
+  const PagedFixture plain = MakePagedFixture(DType::kF16, 9, 3, 64, 16, {1, 1}, {512, 300}, 17);
+  const PagedFixture bf16 = MakePagedFixture(DType::kF16, 9, 3, 64, 16, {1, 1}, {512, 300}, 17, true);
   for (const AttentionParams& params : {AttentionParams{.scale = 0.125f},
                                         AttentionParams{.scale = 0.125f, .sliding_window = 100, .softcap = 1.0f}}) {
-    const std::vector<float> want = RunReference(f, params);
-    const std::vector<double> naive = NaiveAttention(f, params);
-    for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+    const std::vector<float> want = RunReference(plain, params);
+    const std::vector<double> naive_plain = NaiveAttention(plain, params);
+    std::vector<double> spread;
+    const std::vector<double> naive_bf16 = NaiveAttention(bf16, params, &spread);
+    for (const cpu::KernelSet* set : AttentionSets()) {
+      const PagedFixture& f = RoundsToBf16(*set) ? bf16 : plain;
+      const std::vector<double>& naive = RoundsToBf16(*set) ? naive_bf16 : naive_plain;
       const std::vector<float> got = RunSet(*set, f, params, 2);
       if (KeepsGgmlOrder(*set)) {
         ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
             << set->name << " " << Describe(params);
       }
       for (size_t e = 0; e < naive.size(); ++e) {
-        ASSERT_NEAR(got[e], naive[e], kGroupedTolerance) << set->name << " " << Describe(params) << " at " << e;
+        ASSERT_NEAR(got[e], naive[e], NaiveTolerance(*set, spread[e])) << set->name << " " << Describe(params) << " at " << e;
       }
     }
   }
@@ -202,7 +265,7 @@ TEST(FastAttentionTest, LongContextRowIsTheSameSplitOrWhole) {
   const PagedFixture f = MakePagedFixture(DType::kF16, 8, 2, 64, 16, {1, 40}, {1000, 700}, 41);
   const int64_t width = f.num_heads * f.head_dim;
   for (const AttentionParams& params : Variants(0.125f)) {
-    for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+    for (const cpu::KernelSet* set : AttentionSets()) {
       const std::vector<float> batched = RunSet(*set, f, params, 2);
       for (size_t s = 0; s < 2; ++s) {
         // The sequence's last row alone, as a decode step.
@@ -229,7 +292,7 @@ TEST(FastAttentionTest, ChunkedPrefillEqualsWholePrefill) {
   const PagedFixture f = MakePagedFixture(DType::kF16, 6, 2, 64, 4, {300}, {300}, 43);
   const int64_t width = f.num_heads * f.head_dim;
   for (const AttentionParams& params : Variants(0.125f)) {
-    for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+    for (const cpu::KernelSet* set : AttentionSets()) {
       const std::vector<float> whole = RunSet(*set, f, params, 2);
       for (int32_t split : {1, 17, 256, 299}) {
         const int32_t qsl[2] = {0, 300 - split};
@@ -259,7 +322,7 @@ TEST(FastAttentionTest, SlidingWindowReadsOnlyBlocksInsideIt) {
     const int64_t first_visible_block = (first_rows[s] + 1 - params.sliding_window) / f.cache.block_size;
     for (int64_t b = 0; b < first_visible_block; ++b) stale.block_tables[s * f.max_blocks_per_seq + b] = -1;
   }
-  for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+  for (const cpu::KernelSet* set : AttentionSets()) {
     const std::vector<float> intact = RunSet(*set, f, params, 2);
     const std::vector<float> got = RunSet(*set, stale, params, 2);
     ASSERT_EQ(FirstBitDifference(got.data(), intact.data(), static_cast<int64_t>(intact.size())), -1) << set->name;
@@ -273,7 +336,7 @@ TEST(FastAttentionTest, SlidingWindowReadsOnlyBlocksInsideIt) {
 TEST(FastAttentionTest, SequenceAloneEqualsSequenceInBatch) {
   const PagedFixture f = Mixed(DType::kF32, 64, 23);
   const int64_t width = f.num_heads * f.head_dim;
-  for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+  for (const cpu::KernelSet* set : AttentionSets()) {
     const std::vector<float> all = RunSet(*set, f, {.scale = 0.125f}, 2);
     for (size_t s = 0; s < f.q_lens.size(); ++s) {
       const int32_t qsl[2] = {0, f.q_lens[s]};

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
 
@@ -101,7 +102,14 @@ AttentionBatch PagedFixture::batch() const {
 
 PagedFixture MakePagedFixture(DType dtype, int64_t num_heads, int64_t num_kv_heads, int64_t head_dim,
                               int64_t block_size, std::vector<int32_t> q_lens,
-                              std::vector<int32_t> seq_lens, uint32_t seed) {
+                              std::vector<int32_t> seq_lens, uint32_t seed, bool bf16_values) {
+  auto random = [&](int64_t n, uint32_t s, float lo, float hi) {
+    std::vector<float> values = RandomFloats(n, s, lo, hi);
+    if (bf16_values) {
+      for (float& v : values) v = BF16ToF32(F32ToBF16(v));
+    }
+    return values;
+  };
   PagedFixture f;
   f.dtype = dtype;
   f.num_heads = num_heads;
@@ -157,15 +165,15 @@ PagedFixture MakePagedFixture(DType dtype, int64_t num_heads, int64_t num_kv_hea
     for (int64_t b = 0; b < blocks; ++b) f.block_tables[s * f.max_blocks_per_seq + b] = ids[next++];
     f.query_start_loc.push_back(f.query_start_loc.back() + f.q_lens[s]);
 
-    f.k_values.push_back(RandomFloats(len * width, seed + 101 * static_cast<uint32_t>(s), -2.0f, 2.0f));
-    f.v_values.push_back(RandomFloats(len * width, seed + 103 * static_cast<uint32_t>(s), -2.0f, 2.0f));
+    f.k_values.push_back(random(len * width, seed + 101 * static_cast<uint32_t>(s), -2.0f, 2.0f));
+    f.v_values.push_back(random(len * width, seed + 103 * static_cast<uint32_t>(s), -2.0f, 2.0f));
     std::vector<int64_t> slots(static_cast<size_t>(len));
     for (int64_t p = 0; p < len; ++p) {
       slots[p] = int64_t{f.block_tables[s * f.max_blocks_per_seq + p / block_size]} * block_size + p % block_size;
     }
     reference::WriteKv(f.k_values.back().data(), f.v_values.back().data(), slots.data(), len, f.cache);
   }
-  f.q = RandomFloats(f.tokens() * num_heads * head_dim, seed + 7, -1.0f, 1.0f);
+  f.q = random(f.tokens() * num_heads * head_dim, seed + 7, -1.0f, 1.0f);
   return f;
 }
 

@@ -55,9 +55,11 @@ struct PagedFixture {
   int64_t tokens() const { return query_start_loc.back(); }
 };
 
+// With bf16_values, q, K and V are random values that bf16 holds exactly, so
+// a kernel that rounds them to bf16 sees the same inputs as the reference.
 PagedFixture MakePagedFixture(DType dtype, int64_t num_heads, int64_t num_kv_heads, int64_t head_dim,
                               int64_t block_size, std::vector<int32_t> q_lens,
-                              std::vector<int32_t> seq_lens, uint32_t seed);
+                              std::vector<int32_t> seq_lens, uint32_t seed, bool bf16_values = false);
 
 std::string Describe(DType dtype, int64_t m, int64_t rows, int64_t cols, int threads);
 

@@ -147,24 +147,28 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
   float* shared =
       static_cast<float*>(ctx.caller_scratch().Get(static_cast<size_t>(plan.shared_floats) * sizeof(float)));
 
-  auto attend = [&](const Block& block, const SegmentRows& rows, float* partial) {
-    kernel.attend_segment({.q = q + (block.first_row * num_heads + block.first_head) * head_dim,
-                           .q_row_stride = num_heads * head_dim,
-                           .num_rows = block.num_rows,
-                           .num_vectors = block.num_vectors,
-                           .k = cache.k,
-                           .v = cache.v,
-                           .f16 = cache.dtype == DType::kF16,
-                           .head_dim = head_dim,
-                           .slot_stride = cache.num_kv_heads * head_dim,
-                           .head_offset = block.kv_head * head_dim,
-                           .block_size = cache.block_size,
-                           .block_table = batch.block_tables + int64_t{block.seq} * batch.max_blocks_per_seq,
-                           .begins = rows.begins,
-                           .ends = rows.ends,
-                           .scale = params.scale,
-                           .softcap = params.softcap,
-                           .partial = partial});
+  // Segment k of `block`: its kernel goes by the segment's first position.
+  auto attend = [&](const Block& block, int64_t k, const SegmentRows& rows, float* partial) {
+    const bool far = kernel.attend_far_segment != nullptr &&
+                     (block.first_segment + k) * kAttentionSegment >= kernel.far_from;
+    const auto attend_segment = far ? kernel.attend_far_segment : kernel.attend_segment;
+    attend_segment({.q = q + (block.first_row * num_heads + block.first_head) * head_dim,
+                    .q_row_stride = num_heads * head_dim,
+                    .num_rows = block.num_rows,
+                    .num_vectors = block.num_vectors,
+                    .k = cache.k,
+                    .v = cache.v,
+                    .f16 = cache.dtype == DType::kF16,
+                    .head_dim = head_dim,
+                    .slot_stride = cache.num_kv_heads * head_dim,
+                    .head_offset = block.kv_head * head_dim,
+                    .block_size = cache.block_size,
+                    .block_table = batch.block_tables + int64_t{block.seq} * batch.max_blocks_per_seq,
+                    .begins = rows.begins,
+                    .ends = rows.ends,
+                    .scale = params.scale,
+                    .softcap = params.softcap,
+                    .partial = partial});
   };
   // Folds segment k's partials (rows at `partial`) into each row's state.
   auto fold = [&](const Block& block, const SegmentRows& rows, const float* partial, float* states) {
@@ -187,7 +191,7 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
     const Block& block = blocks[item.block];
     const int64_t floats = block_floats(block);
     if (item.segment >= 0) {
-      attend(block, RowsOfSegment(block, item.segment, params.sliding_window),
+      attend(block, item.segment, RowsOfSegment(block, item.segment, params.sliding_window),
              shared + block.partials + item.segment * floats);
       return;
     }
@@ -196,7 +200,7 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
     float* states = partial + floats;
     for (int64_t k = 0; k < block.num_segments; ++k) {
       const SegmentRows rows = RowsOfSegment(block, k, params.sliding_window);
-      attend(block, rows, partial);
+      attend(block, k, rows, partial);
       fold(block, rows, partial, states);
     }
     finish(block, states);

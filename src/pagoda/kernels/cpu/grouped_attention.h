@@ -82,6 +82,12 @@ struct GroupedAttentionKernel {
   void (*fold_step)(const float* partial, bool first, int32_t num_vectors, int64_t head_dim, float* state);
   // Writes each vector's normalized output to out + i * head_dim.
   void (*fold_finish)(const float* state, int32_t num_vectors, int64_t head_dim, float* out);
+  // Optional: the segments from position far_from on (a multiple of
+  // kAttentionSegment) run this instead, whose partials the same fold
+  // takes. Which kernel computes a segment depends on its position alone,
+  // so a row's bits still do not depend on its batch.
+  void (*attend_far_segment)(const AttentionSegmentArgs& args) = nullptr;
+  int64_t far_from = 0;
 };
 
 // PagedAttention (cpu_kernels.h) with `kernel`, on ctx's pool and scratch.

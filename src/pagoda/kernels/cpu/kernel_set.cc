@@ -97,6 +97,19 @@ void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
 // row kernel.
 constexpr GroupedAttentionKernel kAvx512GroupedAttention = {avx512::AttendSegment, avx512::FoldStep,
                                                                 avx512::FoldFinish};
+// With AVX512-BF16, the segments past the first kBf16AttentionFrom
+// positions run both of attention's products in bf16 (twice the f32 FMA's
+// work per instruction). That is where a long prompt's attention work is;
+// a single row (decode) gains nothing from it, since converting each K/V
+// element to bf16 costs what the products save, so short contexts keep
+// f32. docs/performance.md has the speeds and the parity with llama.cpp.
+constexpr int64_t kBf16AttentionFrom = 2 * kAttentionSegment;
+constexpr GroupedAttentionKernel kAvx512Bf16GroupedAttention = {.attend_segment = avx512::AttendSegment,
+                                                                    .fold_step = avx512::FoldStep,
+                                                                    .fold_finish = avx512::FoldFinish,
+                                                                    .attend_far_segment = avx512::AttendSegmentBf16,
+                                                                    .far_from = kBf16AttentionFrom};
+template <const GroupedAttentionKernel& kKernel>
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,
                      ComputeContext& ctx) {
@@ -104,7 +117,7 @@ void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cach
     RunPagedAttention(q, num_heads, cache, batch, params, out, avx2::AttendRow, &ctx);
     return;
   }
-  RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kAvx512GroupedAttention, ctx);
+  RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kKernel, ctx);
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
@@ -146,11 +159,12 @@ constexpr KernelSet WithAvx512Elementwise(KernelSet set) {
   return set;
 }
 constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32",
-                                                            Avx512MatMul, Avx512Attention, &avx2::kRowOps,
+                                                            Avx512MatMul, Avx512Attention<kAvx512GroupedAttention>,
+                                                            &avx2::kRowOps,
                                                             &kAvx512MatMul));
 constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
-    MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights through AVX512-BF16's VDPBF16PS", Avx512Bf16MatMul,
-            Avx512Attention, &avx2::kRowOps, &kAvx512Bf16MatMul));
+    MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights and attention through AVX512-BF16's VDPBF16PS",
+            Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAvx512Bf16MatMul));
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

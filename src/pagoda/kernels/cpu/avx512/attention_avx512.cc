@@ -16,54 +16,10 @@
 
 #include <type_traits>
 
-#include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
-#include "pagoda/kernels/cpu/avx512/avx512_util.h"
+#include "pagoda/kernels/cpu/avx512/attention_tiles_avx512.h"
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
-
-constexpr int kTile = 16;
-static_assert(kAttentionSegment % kTile == 0);
-
-// The sums of 16 lane vectors v[0..15] as one vector (lane p: the sum of
-// the 16 lanes of v[p]) by a transpose-and-add in two halves: HalfSum8
-// reduces v[0..7] (or v[8..15]) to one vector whose 128-bit blocks hold
-// partial sums, and FinishSum16 combines the two halves. The halves are
-// independent, so a kernel may compute them at different times.
-inline __m512 HalfSum8(const __m512 v[8]) {
-  __m512 pairs[4];
-  for (int i = 0; i < 4; ++i) {
-    // 128-bit block k: a[4k]+a[4k+2], b[4k]+b[4k+2], a[4k+1]+a[4k+3], b[4k+1]+b[4k+3].
-    pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
-  }
-  __m512 quads[2];
-  for (int i = 0; i < 2; ++i) {
-    // Block k: the block-k sums of v[4i], v[4i+1], v[4i+2], v[4i+3].
-    const __m512d x = _mm512_castps_pd(pairs[2 * i]);
-    const __m512d y = _mm512_castps_pd(pairs[2 * i + 1]);
-    quads[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
-  }
-  // Blocks 0+1 and 2+3 of quads[0], then of quads[1].
-  return _mm512_add_ps(_mm512_shuffle_f32x4(quads[0], quads[1], 0x88),
-                       _mm512_shuffle_f32x4(quads[0], quads[1], 0xDD));
-}
-
-inline __m512 FinishSum16(__m512 low, __m512 high) {
-  return _mm512_add_ps(_mm512_shuffle_f32x4(low, high, 0x88), _mm512_shuffle_f32x4(low, high, 0xDD));
-}
-
-// 16 cache elements at `row` + d (masked lanes neither read nor set), as f32.
-template <bool kF16>
-inline __m512 LoadWide(const void* row, int64_t d, __mmask16 mask) {
-  if constexpr (kF16) {
-    return _mm512_cvtph_ps(_mm256_maskz_loadu_epi16(mask, static_cast<const uint16_t*>(row) + d));
-  } else {
-    return _mm512_maskz_loadu_ps(mask, static_cast<const float*>(row) + d);
-  }
-}
-
-// A row of zeros for the positions of a tile that no row of the block sees.
-alignas(64) constexpr float kZeroRow[kMaxAttentionHeadDim] = {};
 
 // The K or V rows of a tile as the cache holds them: one pointer per
 // position (f16 or f32 elements).
@@ -206,70 +162,6 @@ inline void AttendRowTile(const float* q, const Rows& k, const Rows& v, int lo, 
     }
   }
 }
-
-// The K and V rows of a segment's tiles, walking the block table without a
-// division per position; positions outside [begin, end) read zeros. With
-// `widen`, each tile is also widened into f32 buffers for a block of rows to
-// share. A single row reads the cache directly: widening a tile for one
-// row's few vectors costs more than it saves (a 4 KiB tile aliases every
-// load address in the store-forwarding check).
-template <bool kF16>
-class TileRows {
- public:
-  TileRows(const AttentionSegmentArgs& a, int64_t hd, int64_t begin, int64_t end, bool widen)
-      : a_(a), hd_(hd), padded_((hd + 15) / 16 * 16), begin_(begin), end_(end), widen_(widen) {}
-
-  bool widened() const { return widen_; }
-  const void* const* k_rows() const { return k_rows_; }
-  const void* const* v_rows() const { return v_rows_; }
-  const float* k_wide() const { return k_wide_; }
-  const float* v_wide() const { return v_wide_; }
-
-  // The rows of the tile at t0.
-  void Gather(int64_t t0) {
-    const int64_t first = t0 < begin_ ? begin_ : t0;
-    int64_t block = first / a_.block_size;
-    int64_t offset = first % a_.block_size;
-    for (int p = 0; p < kTile; ++p) {
-      const int64_t pos = t0 + p;
-      if (pos < first || pos >= end_) {
-        k_rows_[p] = v_rows_[p] = kZeroRow;
-        if (widen_) Widen(p);
-        continue;
-      }
-      const int64_t e = (int64_t{a_.block_table[block]} * a_.block_size + offset) * a_.slot_stride + a_.head_offset;
-      k_rows_[p] = static_cast<const char*>(a_.k) + e * kElem;
-      v_rows_[p] = static_cast<const char*>(a_.v) + e * kElem;
-      if (widen_) Widen(p);
-      if (++offset == a_.block_size) {
-        offset = 0;
-        ++block;
-      }
-    }
-  }
-
- private:
-  static constexpr size_t kElem = kF16 ? 2 : 4;
-
-  void Widen(int p) {
-    for (int64_t d = 0; d < padded_; d += 16) {
-      const __mmask16 mask = FirstLanes(hd_ - d);
-      _mm512_store_ps(k_wide_ + p * padded_ + d, LoadWide<kF16>(k_rows_[p], d, mask));
-      _mm512_store_ps(v_wide_ + p * padded_ + d, LoadWide<kF16>(v_rows_[p], d, mask));
-    }
-  }
-
-  const AttentionSegmentArgs& a_;
-  const int64_t hd_;
-  const int64_t padded_;
-  const int64_t begin_;
-  const int64_t end_;
-  const bool widen_;
-  const void* k_rows_[kTile];
-  const void* v_rows_[kTile];
-  alignas(64) float k_wide_[kF16 ? kTile * kMaxAttentionHeadDim : 1];
-  alignas(64) float v_wide_[kF16 ? kTile * kMaxAttentionHeadDim : 1];
-};
 
 // A block of rows shares each tile: with more than one row, the tile's K and
 // V rows are widened to f32 once (the rows then reuse them from L1) instead

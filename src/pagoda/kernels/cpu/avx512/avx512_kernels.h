@@ -51,5 +51,8 @@ constexpr int64_t kMaxAttentionHeadDim = 512;
 void AttendSegment(const AttentionSegmentArgs& args);
 void FoldStep(const float* partial, bool first, int32_t num_vectors, int64_t head_dim, float* state);
 void FoldFinish(const float* state, int32_t num_vectors, int64_t head_dim, float* out);
+// The same with bf16 products through VDPBF16PS (AVX512-BF16 CPUs only);
+// FoldStep and FoldFinish fold its partials.
+void AttendSegmentBf16(const AttentionSegmentArgs& args);
 
 }  // namespace pagoda::kernels::cpu::avx512

@@ -1,0 +1,317 @@
+// The grouped attention kernel of the avx512bf16 set (grouped_attention.h):
+// the AVX-512 kernel's tiles, online softmax and split-K, with both products
+// in bf16 through VDPBF16PS, which multiplies 32 pairs of bf16 and adds them
+// to 16 f32 lanes in one instruction, twice the f32 FMA's work:
+//  - scores: each query vector (rounded to bf16 once per segment) against
+//    the tile's K rows (rounded to bf16 once per tile), 32 dimensions per
+//    instruction; the lane sums fold into scores by the same
+//    transpose-and-add as the f32 kernel;
+//  - weighted V: the tile's probabilities, rounded to bf16, taken two
+//    positions at a time against V rows interleaved by position pairs, so
+//    one instruction adds two positions' rows to 16 dimensions.
+// Sums, maxima, exponentials and the fold stay f32. A vector's softmax sum
+// adds the same bf16-rounded probabilities its V sums use, so its output is
+// a convex combination of the bf16 V rows.
+//
+// Every row converts its tile the same way whatever its block, and a
+// vector's arithmetic depends on its own query, positions and tile alone, so
+// the kernel keeps the AVX-512 kernel's batch invariance.
+#include <math.h>
+
+#include <type_traits>
+
+#include "pagoda/kernels/cpu/avx512/attention_tiles_avx512.h"
+
+namespace pagoda::kernels::cpu::avx512 {
+namespace {
+
+// Dimensions rounded up to whole VDPBF16PS inputs (32 bf16); the padding is
+// zeros in both the query and the K rows.
+constexpr int64_t Padded32(int64_t hd) { return (hd + 31) / 32 * 32; }
+
+// 32 floats (16 at `lo`, 16 at `hi`, masked lanes zero) as 32 bf16,
+// rounded to nearest even.
+inline __m512i ToBf16(__m512 lo, __m512 hi) { return (__m512i)_mm512_cvtne2ps_pbh(hi, lo); }
+
+// Lane i of the result: element i of a, then element i of b (16 + 16 bf16
+// in, 16 pairs out), the layout VDPBF16PS multiplies a broadcast pair by.
+inline __m512i InterleavePairs(__m512i a_then_b) {
+  alignas(64) static constexpr uint16_t kOrder[32] = {0,  16, 1,  17, 2,  18, 3,  19, 4,  20, 5,  21, 6,  22, 7,  23,
+                                                      8,  24, 9,  25, 10, 26, 11, 27, 12, 28, 13, 29, 14, 30, 15, 31};
+  return _mm512_permutexvar_epi16(_mm512_load_si512(kOrder), a_then_b);
+}
+
+// A tile's rows in bf16, converted from its cache rows (zeros outside the
+// segment's range) as they are read: K(p, d) is dimensions [d, d + 32) of K
+// row p, zero past the head; VPair(j, d) is dimensions [d, d + 16) of the V
+// rows of positions 2j and 2j + 1, interleaved (d < hd).
+template <bool kF16>
+struct CacheRowsBf16 {
+  const TileRows<kF16>& rows;
+  int64_t hd;
+
+  __m512bh K(int p, int64_t d) const {
+    const __m512 lo = d < hd ? LoadWide<kF16>(rows.k_rows()[p], d, FirstLanes(hd - d)) : _mm512_setzero_ps();
+    const __m512 hi =
+        d + 16 < hd ? LoadWide<kF16>(rows.k_rows()[p], d + 16, FirstLanes(hd - d - 16)) : _mm512_setzero_ps();
+    return (__m512bh)ToBf16(lo, hi);
+  }
+  __m512bh VPair(int j, int64_t d) const {
+    const __mmask16 mask = FirstLanes(hd - d);
+    const __m512 first = LoadWide<kF16>(rows.v_rows()[2 * j], d, mask);
+    const __m512 second = LoadWide<kF16>(rows.v_rows()[2 * j + 1], d, mask);
+    return (__m512bh)InterleavePairs(ToBf16(first, second));
+  }
+};
+
+// The same rows converted once into buffers that a block of rows shares:
+// K [position][Padded32(hd)], V [pair][dimension][2]. The bits are those
+// CacheRowsBf16 computes.
+template <bool kF16>
+class Bf16Tile {
+ public:
+  explicit Bf16Tile(int64_t hd) : hd_(hd), k_stride_(Padded32(hd)), v_stride_((hd + 15) / 16 * 32) {}
+
+  __m512bh K(int p, int64_t d) const { return (__m512bh)_mm512_load_si512(k_ + p * k_stride_ + d); }
+  __m512bh VPair(int j, int64_t d) const { return (__m512bh)_mm512_load_si512(v_ + j * v_stride_ + 2 * d); }
+
+  void Convert(const TileRows<kF16>& rows) {
+    const CacheRowsBf16<kF16> cache{rows, hd_};
+    for (int p = 0; p < kTile; ++p) {
+      for (int64_t d = 0; d < k_stride_; d += 32) _mm512_store_si512(k_ + p * k_stride_ + d, (__m512i)cache.K(p, d));
+    }
+    for (int j = 0; j < kTile / 2; ++j) {
+      for (int64_t d = 0; d < hd_; d += 16) _mm512_store_si512(v_ + j * v_stride_ + 2 * d, (__m512i)cache.VPair(j, d));
+    }
+  }
+
+ private:
+  const int64_t hd_;
+  const int64_t k_stride_;
+  const int64_t v_stride_;
+  alignas(64) uint16_t k_[kTile * Padded32(kMaxAttentionHeadDim)];
+  alignas(64) uint16_t v_[kTile * kMaxAttentionHeadDim];
+};
+
+// The two HalfSum8 halves of kN query vectors' scores against a tile (vector
+// i's bf16 query at q + i * stride): each K row is loaded once for all kN.
+template <int64_t kPadded, int kN, typename Rows>
+inline void HalfScoresBf16(const uint16_t* q, const Rows& k, int64_t stride_arg, __m512 (*halves)[2]) {
+  const int64_t stride = kPadded > 0 ? kPadded : stride_arg;
+#pragma GCC unroll 2
+  for (int half = 0; half < 2; ++half) {
+    __m512 lanes[kN][8];
+#pragma GCC unroll 3
+    for (int i = 0; i < kN; ++i) {
+#pragma GCC unroll 8
+      for (int p = 0; p < 8; ++p) lanes[i][p] = _mm512_setzero_ps();
+    }
+#pragma GCC unroll 4
+    for (int64_t d = 0; d < stride; d += 32) {
+      __m512bh qd[kN];
+#pragma GCC unroll 3
+      for (int i = 0; i < kN; ++i) qd[i] = (__m512bh)_mm512_load_si512(q + i * stride + d);
+#pragma GCC unroll 8
+      for (int p = 0; p < 8; ++p) {
+        const __m512bh row = k.K(8 * half + p, d);
+#pragma GCC unroll 3
+        for (int i = 0; i < kN; ++i) lanes[i][p] = _mm512_dpbf16_ps(lanes[i][p], qd[i], row);
+      }
+    }
+#pragma GCC unroll 3
+    for (int i = 0; i < kN; ++i) halves[i][half] = HalfSum8(lanes[i]);
+  }
+}
+
+// One row's step over one tile for its kG query vectors (bf16 queries at
+// q + i * q_stride, weighted V sums at acc + i * acc_stride): scores and the
+// online softmax update, then the weighted V rows of the position pairs
+// that overlap [lo, hi) (probabilities outside it are zero), in pair order.
+template <int64_t kHeadDim, int kG, typename Rows>
+inline void AttendRowTileBf16(const uint16_t* q, int64_t q_stride, const Rows& tile, int lo, int hi,
+                              int64_t hd_arg, float scale, float softcap, float* maximum, float* sum, float* acc,
+                              int64_t acc_stride) {
+  const int64_t hd = kHeadDim > 0 ? kHeadDim : hd_arg;
+  const int64_t padded = (hd + 15) / 16 * 16;
+  const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
+  // Each vector's probabilities as bf16 pairs: pair j is positions 2j, 2j+1.
+  alignas(64) uint32_t pairs[kG][kTile / 2];
+  alignas(64) float old_max[16] = {};
+  alignas(64) float new_max[16] = {};
+  float tile_sum[kG];
+  __m512 halves[kG][2];
+  constexpr int64_t kPadded = kHeadDim > 0 ? Padded32(kHeadDim) : 0;
+  if constexpr (kG == 4) {
+    HalfScoresBf16<kPadded, 2>(q, tile, q_stride, halves);
+    HalfScoresBf16<kPadded, 2>(q + 2 * q_stride, tile, q_stride, halves + 2);
+  } else {
+    HalfScoresBf16<kPadded, kG>(q, tile, q_stride, halves);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < kG; ++i) {
+    __m512 scores = _mm512_mul_ps(FinishSum16(halves[i][0], halves[i][1]), _mm512_set1_ps(scale));
+    if (softcap > 0.0f) {
+      alignas(64) float s[kTile];
+      _mm512_store_ps(s, scores);
+      for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / softcap)) * softcap;
+      scores = _mm512_load_ps(s);
+    }
+    scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
+    const float tile_max = _mm512_reduce_max_ps(scores);
+    old_max[i] = maximum[i];
+    new_max[i] = tile_max > maximum[i] ? tile_max : maximum[i];
+    const __m512 e = _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max[i]))));
+    const __m256bh rounded = _mm512_cvtneps_pbh(e);
+    _mm256_store_si256(reinterpret_cast<__m256i*>(pairs[i]), (__m256i)rounded);
+    tile_sum[i] = _mm512_reduce_add_ps(_mm512_cvtpbh_ps(rounded));
+    maximum[i] = new_max[i];
+  }
+  alignas(64) float rescale[16];
+  _mm512_store_ps(rescale, GgmlExp16(_mm512_sub_ps(_mm512_load_ps(old_max), _mm512_load_ps(new_max))));
+#pragma GCC unroll 4
+  for (int i = 0; i < kG; ++i) sum[i] = sum[i] * rescale[i] + tile_sum[i];
+  const int first_pair = lo / 2;
+  const int end_pair = (hi + 1) / 2;
+#pragma GCC unroll 8
+  for (int64_t d = 0; d < padded; d += 64) {
+    __mmask16 mask[4];
+    __m512 sums[kG][4];
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+      mask[j] = d + 16 * j < hd ? FirstLanes(hd - d - 16 * j) : 0;
+#pragma GCC unroll 4
+      for (int i = 0; i < kG; ++i) {
+        sums[i][j] = _mm512_mul_ps(_mm512_maskz_loadu_ps(mask[j], acc + i * acc_stride + d + 16 * j),
+                                   _mm512_set1_ps(rescale[i]));
+      }
+    }
+    auto add_pair = [&](int pair) {
+#pragma GCC unroll 4
+      for (int j = 0; j < 4; ++j) {
+        if (mask[j] == 0) continue;
+        const __m512bh row = tile.VPair(pair, d + 16 * j);
+#pragma GCC unroll 4
+        for (int i = 0; i < kG; ++i) {
+          sums[i][j] = _mm512_dpbf16_ps(sums[i][j], (__m512bh)_mm512_set1_epi32(static_cast<int>(pairs[i][pair])), row);
+        }
+      }
+    };
+    if (first_pair == 0 && end_pair == kTile / 2) {
+#pragma GCC unroll 8
+      for (int pair = 0; pair < kTile / 2; ++pair) add_pair(pair);
+    } else {
+      for (int pair = first_pair; pair < end_pair; ++pair) add_pair(pair);
+    }
+#pragma GCC unroll 4
+    for (int j = 0; j < 4; ++j) {
+#pragma GCC unroll 4
+      for (int i = 0; i < kG; ++i) _mm512_mask_storeu_ps(acc + i * acc_stride + d + 16 * j, mask[j], sums[i][j]);
+    }
+  }
+}
+
+template <bool kF16, int64_t kHeadDim>
+void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
+  const int64_t hd = kHeadDim > 0 ? kHeadDim : a.head_dim;
+  const int64_t q_stride = Padded32(hd);
+  const int64_t stride = PartialStride(hd);
+  const int64_t row_floats = a.num_vectors * stride;
+  int64_t begin = INT64_MAX;
+  int64_t end = INT64_MIN;
+  float maximum[kMaxBlockRows * kMaxGroupVectors];
+  float sum[kMaxBlockRows * kMaxGroupVectors];
+  // The block's queries in bf16, [row][vector][Padded32(hd)], zero-padded.
+  alignas(64) uint16_t queries[kMaxBlockRows * kMaxGroupVectors * Padded32(kMaxAttentionHeadDim)];
+  for (int32_t r = 0; r < a.num_rows; ++r) {
+    if (a.begins[r] >= a.ends[r]) continue;
+    begin = a.begins[r] < begin ? a.begins[r] : begin;
+    end = a.ends[r] > end ? a.ends[r] : end;
+    for (int32_t i = 0; i < a.num_vectors; ++i) {
+      maximum[r * kMaxGroupVectors + i] = -INFINITY;
+      sum[r * kMaxGroupVectors + i] = 0.0f;
+      float* acc = a.partial + r * row_floats + i * stride + 2;
+      for (int64_t d = 0; d < hd; ++d) acc[d] = 0.0f;
+      const float* q = a.q + r * a.q_row_stride + i * hd;
+      uint16_t* qb = queries + (r * kMaxGroupVectors + i) * q_stride;
+      for (int64_t d = 0; d < q_stride; d += 32) {
+        const __m512 lo = d < hd ? _mm512_maskz_loadu_ps(FirstLanes(hd - d), q + d) : _mm512_setzero_ps();
+        const __m512 hi = d + 16 < hd ? _mm512_maskz_loadu_ps(FirstLanes(hd - d - 16), q + d + 16) : _mm512_setzero_ps();
+        _mm512_store_si512(qb + d, ToBf16(lo, hi));
+      }
+    }
+  }
+  if (begin >= end) return;
+  TileRows<kF16> rows(a, hd, begin, end, /*widen=*/false);
+  // A single row converts each K/V row as it reads it; a block converts each
+  // tile once into buffers that all its rows read.
+  const bool shared = a.num_rows >= 2;
+  Bf16Tile<kF16> tile(hd);
+  const CacheRowsBf16<kF16> direct{rows, hd};
+  auto attend_row = [&](const uint16_t* q, const auto& source, int lo, int hi, float* row_max, float* row_sum,
+                        float* acc) {
+    using Rows = std::decay_t<decltype(source)>;
+    switch (a.num_vectors) {
+      case 1:
+        return AttendRowTileBf16<kHeadDim, 1, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
+                                                    row_sum, acc, stride);
+      case 2:
+        return AttendRowTileBf16<kHeadDim, 2, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
+                                                    row_sum, acc, stride);
+      case 3:
+        return AttendRowTileBf16<kHeadDim, 3, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
+                                                    row_sum, acc, stride);
+      default:
+        return AttendRowTileBf16<kHeadDim, 4, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
+                                                    row_sum, acc, stride);
+    }
+  };
+  for (int64_t t0 = begin / kTile * kTile; t0 < end; t0 += kTile) {
+    rows.Gather(t0);
+    if (shared) tile.Convert(rows);
+    for (int32_t r = 0; r < a.num_rows; ++r) {
+      const int64_t row_begin = a.begins[r] > t0 ? a.begins[r] : t0;
+      const int64_t row_end = a.ends[r] < t0 + kTile ? a.ends[r] : t0 + kTile;
+      if (row_begin >= row_end) continue;
+      const uint16_t* q = queries + r * kMaxGroupVectors * q_stride;
+      const int lo = static_cast<int>(row_begin - t0);
+      const int hi = static_cast<int>(row_end - t0);
+      float* acc = a.partial + r * row_floats + 2;
+      if (shared) {
+        attend_row(q, tile, lo, hi, maximum + r * kMaxGroupVectors, sum + r * kMaxGroupVectors, acc);
+      } else {
+        attend_row(q, direct, lo, hi, maximum + r * kMaxGroupVectors, sum + r * kMaxGroupVectors, acc);
+      }
+    }
+  }
+  for (int32_t r = 0; r < a.num_rows; ++r) {
+    if (a.begins[r] >= a.ends[r]) continue;
+    for (int32_t i = 0; i < a.num_vectors; ++i) {
+      a.partial[r * row_floats + i * stride] = maximum[r * kMaxGroupVectors + i];
+      a.partial[r * row_floats + i * stride + 1] = sum[r * kMaxGroupVectors + i];
+    }
+  }
+}
+
+template <bool kF16>
+void AttendSegmentBf16ByHeadDim(const AttentionSegmentArgs& args) {
+  switch (args.head_dim) {
+    case 64:
+      return AttendSegmentBf16T<kF16, 64>(args);
+    case 128:
+      return AttendSegmentBf16T<kF16, 128>(args);
+    default:
+      return AttendSegmentBf16T<kF16, 0>(args);
+  }
+}
+
+}  // namespace
+
+void AttendSegmentBf16(const AttentionSegmentArgs& args) {
+  if (args.f16) {
+    AttendSegmentBf16ByHeadDim<true>(args);
+  } else {
+    AttendSegmentBf16ByHeadDim<false>(args);
+  }
+}
+
+}  // namespace pagoda::kernels::cpu::avx512
