@@ -21,6 +21,8 @@ void Decoder::AddResidual(kernels::ComputeContext& ctx, float* x, float* out, co
   kernels::AddInPlace(ctx, x, out, rows * d);
 }
 
+// A mixture-of-experts layer's buffers (per expert and choice) are not
+// reserved: they grow on demand.
 void Decoder::ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) {
   const int64_t d = config_.hidden_size;
   ReserveRows(x_, max_tokens, d);
