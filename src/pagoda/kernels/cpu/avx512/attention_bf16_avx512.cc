@@ -2,10 +2,11 @@
 // the AVX-512 kernel's tiles, online softmax and split-K, with both products
 // in bf16 through VDPBF16PS, which multiplies 32 pairs of bf16 and adds them
 // to 16 f32 lanes in one instruction, twice the f32 FMA's work:
-//  - scores: each query vector (rounded to bf16 once per segment) against
-//    the tile's K rows (rounded to bf16 once per tile), 32 dimensions per
-//    instruction; the lane sums fold into scores by the same
-//    transpose-and-add as the f32 kernel;
+//  - scores: each tile's K is rounded to bf16 and transposed into dimension
+//    pairs once, for all the rows of the block; a query vector (rounded once
+//    per segment) then takes one broadcast pair of its dimensions per
+//    instruction against all 16 positions, so its 16 scores need no
+//    transpose of their own;
 //  - weighted V: the tile's probabilities, rounded to bf16, taken two
 //    positions at a time against V rows interleaved by position pairs, so
 //    one instruction adds two positions' rows to 16 dimensions.
@@ -13,12 +14,10 @@
 // adds the same bf16-rounded probabilities its V sums use, so its output is
 // a convex combination of the bf16 V rows.
 //
-// Every row converts its tile the same way whatever its block, and a
-// vector's arithmetic depends on its own query, positions and tile alone, so
-// the kernel keeps the AVX-512 kernel's batch invariance.
+// A tile is converted the same way whatever block reads it, and a vector's
+// arithmetic depends on its own query, positions and tile alone, so the
+// kernel keeps the AVX-512 kernel's batch invariance.
 #include <math.h>
-
-#include <type_traits>
 
 #include "pagoda/kernels/cpu/avx512/attention_tiles_avx512.h"
 
@@ -33,6 +32,10 @@ constexpr int64_t Padded32(int64_t hd) { return (hd + 31) / 32 * 32; }
 // rounded to nearest even.
 inline __m512i ToBf16(__m512 lo, __m512 hi) { return (__m512i)_mm512_cvtne2ps_pbh(hi, lo); }
 
+// The bf16 pair at p in every 32-bit lane, broadcast straight from memory
+// (a load, not a vector ALU operation).
+inline __m512bh BroadcastPair(const void* p) { return (__m512bh)_mm512_broadcastd_epi32(_mm_loadu_si32(p)); }
+
 // Lane i of the result: element i of a, then element i of b (16 + 16 bf16
 // in, 16 pairs out), the layout VDPBF16PS multiplies a broadcast pair by.
 inline __m512i InterleavePairs(__m512i a_then_b) {
@@ -41,8 +44,38 @@ inline __m512i InterleavePairs(__m512i a_then_b) {
   return _mm512_permutexvar_epi16(_mm512_load_si512(kOrder), a_then_b);
 }
 
+// Transposes a 16 x 16 block of dwords: rows r[0..15] in, columns c[0..15]
+// out (c[j] lane p = r[p] lane j).
+inline void Transpose16x16(const __m512i r[16], __m512i c[16]) {
+  __m512i t[16], u[16], v[16];
+  for (int i = 0; i < 8; ++i) {
+    t[2 * i] = _mm512_unpacklo_epi32(r[2 * i], r[2 * i + 1]);
+    t[2 * i + 1] = _mm512_unpackhi_epi32(r[2 * i], r[2 * i + 1]);
+  }
+  // u[4g + e], 128-bit lane k: element 4k + e of rows 4g..4g+3.
+  for (int g = 0; g < 4; ++g) {
+    u[4 * g + 0] = _mm512_unpacklo_epi64(t[4 * g], t[4 * g + 2]);
+    u[4 * g + 1] = _mm512_unpackhi_epi64(t[4 * g], t[4 * g + 2]);
+    u[4 * g + 2] = _mm512_unpacklo_epi64(t[4 * g + 1], t[4 * g + 3]);
+    u[4 * g + 3] = _mm512_unpackhi_epi64(t[4 * g + 1], t[4 * g + 3]);
+  }
+  // v[8h + 2e]: elements e and 8 + e of row groups 2h and 2h + 1; v[8h + 2e + 1]: 4 + e and 12 + e.
+  for (int h = 0; h < 2; ++h) {
+    for (int e = 0; e < 4; ++e) {
+      v[8 * h + 2 * e] = _mm512_shuffle_i32x4(u[8 * h + e], u[8 * h + 4 + e], 0x88);
+      v[8 * h + 2 * e + 1] = _mm512_shuffle_i32x4(u[8 * h + e], u[8 * h + 4 + e], 0xDD);
+    }
+  }
+  for (int e = 0; e < 4; ++e) {
+    c[e] = _mm512_shuffle_i32x4(v[2 * e], v[8 + 2 * e], 0x88);
+    c[8 + e] = _mm512_shuffle_i32x4(v[2 * e], v[8 + 2 * e], 0xDD);
+    c[4 + e] = _mm512_shuffle_i32x4(v[2 * e + 1], v[8 + 2 * e + 1], 0x88);
+    c[12 + e] = _mm512_shuffle_i32x4(v[2 * e + 1], v[8 + 2 * e + 1], 0xDD);
+  }
+}
+
 // A tile's rows in bf16, converted from its cache rows (zeros outside the
-// segment's range) as they are read: K(p, d) is dimensions [d, d + 32) of K
+// segment's range): K(p, d) is dimensions [d, d + 32) of K
 // row p, zero past the head; VPair(j, d) is dimensions [d, d + 16) of the V
 // rows of positions 2j and 2j + 1, interleaved (d < hd).
 template <bool kF16>
@@ -64,21 +97,27 @@ struct CacheRowsBf16 {
   }
 };
 
-// The same rows converted once into buffers that a block of rows shares:
-// K [position][Padded32(hd)], V [pair][dimension][2]. The bits are those
-// CacheRowsBf16 computes.
+// A tile in bf16 as the products read it: K transposed into dimension
+// pairs, kt[pair j][position] (pair j: dimensions 2j and 2j + 1, padded to
+// whole VDPBF16PS inputs with zeros), so that a query's broadcast pair
+// times kt[j] adds to all 16 positions' scores at once; V in position pairs,
+// v[pair][dimension][2].
 template <bool kF16>
 class Bf16Tile {
  public:
-  explicit Bf16Tile(int64_t hd) : hd_(hd), k_stride_(Padded32(hd)), v_stride_((hd + 15) / 16 * 32) {}
+  explicit Bf16Tile(int64_t hd) : hd_(hd), dim_pairs_(Padded32(hd) / 2), v_stride_((hd + 15) / 16 * 32) {}
 
-  __m512bh K(int p, int64_t d) const { return (__m512bh)_mm512_load_si512(k_ + p * k_stride_ + d); }
+  __m512bh Kt(int64_t pair) const { return (__m512bh)_mm512_load_si512(kt_ + pair * kTile); }
   __m512bh VPair(int j, int64_t d) const { return (__m512bh)_mm512_load_si512(v_ + j * v_stride_ + 2 * d); }
 
   void Convert(const TileRows<kF16>& rows) {
     const CacheRowsBf16<kF16> cache{rows, hd_};
-    for (int p = 0; p < kTile; ++p) {
-      for (int64_t d = 0; d < k_stride_; d += 32) _mm512_store_si512(k_ + p * k_stride_ + d, (__m512i)cache.K(p, d));
+    for (int64_t first = 0; first < dim_pairs_; first += 16) {
+      __m512i by_position[kTile];
+      __m512i by_pair[16];
+      for (int p = 0; p < kTile; ++p) by_position[p] = (__m512i)cache.K(p, 2 * first);
+      Transpose16x16(by_position, by_pair);
+      for (int j = 0; j < 16; ++j) _mm512_store_si512(kt_ + (first + j) * kTile, by_pair[j]);
     }
     for (int j = 0; j < kTile / 2; ++j) {
       for (int64_t d = 0; d < hd_; d += 16) _mm512_store_si512(v_ + j * v_stride_ + 2 * d, (__m512i)cache.VPair(j, d));
@@ -87,39 +126,40 @@ class Bf16Tile {
 
  private:
   const int64_t hd_;
-  const int64_t k_stride_;
+  const int64_t dim_pairs_;
   const int64_t v_stride_;
-  alignas(64) uint16_t k_[kTile * Padded32(kMaxAttentionHeadDim)];
+  alignas(64) uint32_t kt_[Padded32(kMaxAttentionHeadDim) / 2 * kTile];
   alignas(64) uint16_t v_[kTile * kMaxAttentionHeadDim];
 };
 
-// The two HalfSum8 halves of kN query vectors' scores against a tile (vector
-// i's bf16 query at q + i * stride): each K row is loaded once for all kN.
-template <int64_t kPadded, int kN, typename Rows>
-inline void HalfScoresBf16(const uint16_t* q, const Rows& k, int64_t stride_arg, __m512 (*halves)[2]) {
-  const int64_t stride = kPadded > 0 ? kPadded : stride_arg;
-#pragma GCC unroll 2
-  for (int half = 0; half < 2; ++half) {
-    __m512 lanes[kN][8];
-#pragma GCC unroll 3
-    for (int i = 0; i < kN; ++i) {
-#pragma GCC unroll 8
-      for (int p = 0; p < 8; ++p) lanes[i][p] = _mm512_setzero_ps();
-    }
+// The 16 scores of kN query vectors (bf16 query i at q + i * q_stride)
+// against a tile: each dimension pair of a query, broadcast, times the
+// tile's K pair for all positions, in four accumulators (pairs j mod 4)
+// added in a fixed order. No transpose per vector: the tile's was done once.
+template <int64_t kDimPairs, int kN, bool kF16>
+inline void ScoresBf16(const uint16_t* q, int64_t q_stride, const Bf16Tile<kF16>& tile, int64_t dim_pairs_arg,
+                       __m512 scores[kN]) {
+  const int64_t dim_pairs = kDimPairs > 0 ? kDimPairs : dim_pairs_arg;
+  __m512 acc[kN][4];
 #pragma GCC unroll 4
-    for (int64_t d = 0; d < stride; d += 32) {
-      __m512bh qd[kN];
-#pragma GCC unroll 3
-      for (int i = 0; i < kN; ++i) qd[i] = (__m512bh)_mm512_load_si512(q + i * stride + d);
+  for (int i = 0; i < kN; ++i) {
+#pragma GCC unroll 4
+    for (int a = 0; a < 4; ++a) acc[i][a] = _mm512_setzero_ps();
+  }
 #pragma GCC unroll 8
-      for (int p = 0; p < 8; ++p) {
-        const __m512bh row = k.K(8 * half + p, d);
-#pragma GCC unroll 3
-        for (int i = 0; i < kN; ++i) lanes[i][p] = _mm512_dpbf16_ps(lanes[i][p], qd[i], row);
+  for (int64_t j = 0; j < dim_pairs; j += 4) {
+#pragma GCC unroll 4
+    for (int a = 0; a < 4; ++a) {
+      const __m512bh k = tile.Kt(j + a);
+#pragma GCC unroll 4
+      for (int i = 0; i < kN; ++i) {
+        acc[i][a] = _mm512_dpbf16_ps(acc[i][a], k, BroadcastPair(q + i * q_stride + 2 * (j + a)));
       }
     }
-#pragma GCC unroll 3
-    for (int i = 0; i < kN; ++i) halves[i][half] = HalfSum8(lanes[i]);
+  }
+#pragma GCC unroll 4
+  for (int i = 0; i < kN; ++i) {
+    scores[i] = _mm512_add_ps(_mm512_add_ps(acc[i][0], acc[i][1]), _mm512_add_ps(acc[i][2], acc[i][3]));
   }
 }
 
@@ -127,8 +167,8 @@ inline void HalfScoresBf16(const uint16_t* q, const Rows& k, int64_t stride_arg,
 // q + i * q_stride, weighted V sums at acc + i * acc_stride): scores and the
 // online softmax update, then the weighted V rows of the position pairs
 // that overlap [lo, hi) (probabilities outside it are zero), in pair order.
-template <int64_t kHeadDim, int kG, typename Rows>
-inline void AttendRowTileBf16(const uint16_t* q, int64_t q_stride, const Rows& tile, int lo, int hi,
+template <int64_t kHeadDim, int kG, bool kF16>
+inline void AttendRowTileBf16(const uint16_t* q, int64_t q_stride, const Bf16Tile<kF16>& tile, int lo, int hi,
                               int64_t hd_arg, float scale, float softcap, float* maximum, float* sum, float* acc,
                               int64_t acc_stride) {
   const int64_t hd = kHeadDim > 0 ? kHeadDim : hd_arg;
@@ -139,17 +179,12 @@ inline void AttendRowTileBf16(const uint16_t* q, int64_t q_stride, const Rows& t
   alignas(64) float old_max[16] = {};
   alignas(64) float new_max[16] = {};
   float tile_sum[kG];
-  __m512 halves[kG][2];
-  constexpr int64_t kPadded = kHeadDim > 0 ? Padded32(kHeadDim) : 0;
-  if constexpr (kG == 4) {
-    HalfScoresBf16<kPadded, 2>(q, tile, q_stride, halves);
-    HalfScoresBf16<kPadded, 2>(q + 2 * q_stride, tile, q_stride, halves + 2);
-  } else {
-    HalfScoresBf16<kPadded, kG>(q, tile, q_stride, halves);
-  }
+  __m512 raw[kG];
+  constexpr int64_t kDimPairs = kHeadDim > 0 ? Padded32(kHeadDim) / 2 : 0;
+  ScoresBf16<kDimPairs, kG>(q, q_stride, tile, Padded32(hd) / 2, raw);
 #pragma GCC unroll 4
   for (int i = 0; i < kG; ++i) {
-    __m512 scores = _mm512_mul_ps(FinishSum16(halves[i][0], halves[i][1]), _mm512_set1_ps(scale));
+    __m512 scores = _mm512_mul_ps(raw[i], _mm512_set1_ps(scale));
     if (softcap > 0.0f) {
       alignas(64) float s[kTile];
       _mm512_store_ps(s, scores);
@@ -192,7 +227,7 @@ inline void AttendRowTileBf16(const uint16_t* q, int64_t q_stride, const Rows& t
         const __m512bh row = tile.VPair(pair, d + 16 * j);
 #pragma GCC unroll 4
         for (int i = 0; i < kG; ++i) {
-          sums[i][j] = _mm512_dpbf16_ps(sums[i][j], (__m512bh)_mm512_set1_epi32(static_cast<int>(pairs[i][pair])), row);
+          sums[i][j] = _mm512_dpbf16_ps(sums[i][j], row, BroadcastPair(&pairs[i][pair]));
         }
       }
     };
@@ -242,32 +277,27 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
   }
   if (begin >= end) return;
   TileRows<kF16> rows(a, hd, begin, end, /*widen=*/false);
-  // A single row converts each K/V row as it reads it; a block converts each
-  // tile once into buffers that all its rows read.
-  const bool shared = a.num_rows >= 2;
+  // Each tile is converted (K transposed) once, for every row of the block.
   Bf16Tile<kF16> tile(hd);
-  const CacheRowsBf16<kF16> direct{rows, hd};
-  auto attend_row = [&](const uint16_t* q, const auto& source, int lo, int hi, float* row_max, float* row_sum,
-                        float* acc) {
-    using Rows = std::decay_t<decltype(source)>;
+  auto attend_row = [&](const uint16_t* q, int lo, int hi, float* row_max, float* row_sum, float* acc) {
     switch (a.num_vectors) {
       case 1:
-        return AttendRowTileBf16<kHeadDim, 1, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
-                                                    row_sum, acc, stride);
+        return AttendRowTileBf16<kHeadDim, 1>(q, q_stride, tile, lo, hi, hd, a.scale, a.softcap, row_max, row_sum,
+                                              acc, stride);
       case 2:
-        return AttendRowTileBf16<kHeadDim, 2, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
-                                                    row_sum, acc, stride);
+        return AttendRowTileBf16<kHeadDim, 2>(q, q_stride, tile, lo, hi, hd, a.scale, a.softcap, row_max, row_sum,
+                                              acc, stride);
       case 3:
-        return AttendRowTileBf16<kHeadDim, 3, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
-                                                    row_sum, acc, stride);
+        return AttendRowTileBf16<kHeadDim, 3>(q, q_stride, tile, lo, hi, hd, a.scale, a.softcap, row_max, row_sum,
+                                              acc, stride);
       default:
-        return AttendRowTileBf16<kHeadDim, 4, Rows>(q, q_stride, source, lo, hi, hd, a.scale, a.softcap, row_max,
-                                                    row_sum, acc, stride);
+        return AttendRowTileBf16<kHeadDim, 4>(q, q_stride, tile, lo, hi, hd, a.scale, a.softcap, row_max, row_sum,
+                                              acc, stride);
     }
   };
   for (int64_t t0 = begin / kTile * kTile; t0 < end; t0 += kTile) {
     rows.Gather(t0);
-    if (shared) tile.Convert(rows);
+    tile.Convert(rows);
     for (int32_t r = 0; r < a.num_rows; ++r) {
       const int64_t row_begin = a.begins[r] > t0 ? a.begins[r] : t0;
       const int64_t row_end = a.ends[r] < t0 + kTile ? a.ends[r] : t0 + kTile;
@@ -276,11 +306,7 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
       const int lo = static_cast<int>(row_begin - t0);
       const int hi = static_cast<int>(row_end - t0);
       float* acc = a.partial + r * row_floats + 2;
-      if (shared) {
-        attend_row(q, tile, lo, hi, maximum + r * kMaxGroupVectors, sum + r * kMaxGroupVectors, acc);
-      } else {
-        attend_row(q, direct, lo, hi, maximum + r * kMaxGroupVectors, sum + r * kMaxGroupVectors, acc);
-      }
+      attend_row(q, lo, hi, maximum + r * kMaxGroupVectors, sum + r * kMaxGroupVectors, acc);
     }
   }
   for (int32_t r = 0; r < a.num_rows; ++r) {
