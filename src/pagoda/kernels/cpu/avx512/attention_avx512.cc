@@ -88,11 +88,7 @@ inline void AttendRowTile(const float* q, const Rows& k, const Rows& v, int lo, 
                           float softcap, float* maximum, float* sum, float* acc, int64_t acc_stride) {
   const int64_t hd = kHeadDim > 0 ? kHeadDim : hd_arg;
   const int64_t padded = (hd + 15) / 16 * 16;
-  const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
   alignas(64) float probs[kG][kTile];
-  alignas(64) float old_max[16] = {};
-  alignas(64) float new_max[16] = {};
-  float tile_sum[kG];
   __m512 halves[kG][2];
   if constexpr (kG == 4) {
     HalfScores<kHeadDim, 2>(q, k, hd, halves);
@@ -100,32 +96,14 @@ inline void AttendRowTile(const float* q, const Rows& k, const Rows& v, int lo, 
   } else {
     HalfScores<kHeadDim, kG>(q, k, hd, halves);
   }
+  __m512 raw[kG];
 #pragma GCC unroll 4
-  for (int i = 0; i < kG; ++i) {
-    __m512 scores = _mm512_mul_ps(FinishSum16(halves[i][0], halves[i][1]), _mm512_set1_ps(scale));
-    if (softcap > 0.0f) {
-      alignas(64) float s[kTile];
-      _mm512_store_ps(s, scores);
-      for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / softcap)) * softcap;
-      scores = _mm512_load_ps(s);
-    }
-    // Lane p of the transpose-and-add depends on position p alone, so the
-    // lanes of positions this row does not see are simply replaced.
-    scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
-    const float tile_max = _mm512_reduce_max_ps(scores);
-    old_max[i] = maximum[i];
-    new_max[i] = tile_max > maximum[i] ? tile_max : maximum[i];
-    const __m512 e = _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max[i]))));
+  for (int i = 0; i < kG; ++i) raw[i] = FinishSum16(halves[i][0], halves[i][1]);
+  float rescale[kG];
+  SoftmaxTile<kG>(raw, lo, hi, scale, softcap, maximum, sum, rescale, [&](int i, __m512 e) {
     _mm512_store_ps(probs[i], e);
-    tile_sum[i] = _mm512_reduce_add_ps(e);
-    maximum[i] = new_max[i];
-  }
-  // exp(old maximum - new maximum) of every vector in one call (0 on a
-  // vector's first tile, where the old maximum is -inf).
-  alignas(64) float rescale[16];
-  _mm512_store_ps(rescale, GgmlExp16(_mm512_sub_ps(_mm512_load_ps(old_max), _mm512_load_ps(new_max))));
-#pragma GCC unroll 4
-  for (int i = 0; i < kG; ++i) sum[i] = sum[i] * rescale[i] + tile_sum[i];
+    return _mm512_reduce_add_ps(e);
+  });
 #pragma GCC unroll 8
   for (int64_t d = 0; d < padded; d += 64) {
     // 64 dimensions at a time, kept in registers over the tile; masked
@@ -174,23 +152,10 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
   const int64_t padded = (hd + 15) / 16 * 16;
   const int64_t stride = PartialStride(hd);
   const int64_t row_floats = a.num_vectors * stride;
-  int64_t begin = INT64_MAX;
-  int64_t end = INT64_MIN;
-  float maximum[kMaxBlockRows * kMaxGroupVectors];
-  float sum[kMaxBlockRows * kMaxGroupVectors];
-  for (int32_t r = 0; r < a.num_rows; ++r) {
-    if (a.begins[r] >= a.ends[r]) continue;
-    begin = a.begins[r] < begin ? a.begins[r] : begin;
-    end = a.ends[r] > end ? a.ends[r] : end;
-    for (int32_t i = 0; i < a.num_vectors; ++i) {
-      maximum[r * kMaxGroupVectors + i] = -INFINITY;
-      sum[r * kMaxGroupVectors + i] = 0.0f;
-      float* acc = a.partial + r * row_floats + i * stride + 2;
-      for (int64_t d = 0; d < hd; ++d) acc[d] = 0.0f;
-    }
-  }
-  if (begin >= end) return;
-  TileRows<kF16> tile(a, hd, begin, end, /*widen=*/kF16 && a.num_rows >= kMinRowsToWiden);
+  SegmentState state;
+  state.Start(a, hd);
+  if (state.begin >= state.end) return;
+  TileRows<kF16> tile(a, hd, state.begin, state.end, /*widen=*/kF16 && a.num_rows >= kMinRowsToWiden);
   // One instantiation per group size keeps each row's sums in registers.
   auto attend_row = [&](const float* q, const auto& k, const auto& v, int lo, int hi, float* row_max, float* row_sum,
                         float* acc) {
@@ -206,33 +171,22 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
         return AttendRowTile<kHeadDim, 4, Rows>(q, k, v, lo, hi, hd, a.scale, a.softcap, row_max, row_sum, acc, stride);
     }
   };
-  for (int64_t t0 = begin / kTile * kTile; t0 < end; t0 += kTile) {
+  for (int64_t t0 = state.begin / kTile * kTile; t0 < state.end; t0 += kTile) {
     tile.Gather(t0);
-    for (int32_t r = 0; r < a.num_rows; ++r) {
-      const int64_t row_begin = a.begins[r] > t0 ? a.begins[r] : t0;
-      const int64_t row_end = a.ends[r] < t0 + kTile ? a.ends[r] : t0 + kTile;
-      if (row_begin >= row_end) continue;
-      const int lo = static_cast<int>(row_begin - t0);
-      const int hi = static_cast<int>(row_end - t0);
+    ForEachRowOfTile(a, t0, [&](int32_t r, int lo, int hi) {
       const float* q = a.q + r * a.q_row_stride;
       float* acc = a.partial + r * row_floats + 2;
-      float* row_max = maximum + r * kMaxGroupVectors;
-      float* row_sum = sum + r * kMaxGroupVectors;
+      float* row_max = state.maximum + r * kMaxGroupVectors;
+      float* row_sum = state.sum + r * kMaxGroupVectors;
       if (tile.widened()) {
         attend_row(q, WideRows<kHeadDim>{tile.k_wide(), padded}, WideRows<kHeadDim>{tile.v_wide(), padded}, lo, hi,
                    row_max, row_sum, acc);
       } else {
         attend_row(q, CacheRows<kF16>{tile.k_rows()}, CacheRows<kF16>{tile.v_rows()}, lo, hi, row_max, row_sum, acc);
       }
-    }
+    });
   }
-  for (int32_t r = 0; r < a.num_rows; ++r) {
-    if (a.begins[r] >= a.ends[r]) continue;
-    for (int32_t i = 0; i < a.num_vectors; ++i) {
-      a.partial[r * row_floats + i * stride] = maximum[r * kMaxGroupVectors + i];
-      a.partial[r * row_floats + i * stride + 1] = sum[r * kMaxGroupVectors + i];
-    }
-  }
+  state.Finish(a, hd);
 }
 
 }  // namespace

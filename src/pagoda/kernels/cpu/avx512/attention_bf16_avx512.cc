@@ -173,38 +173,17 @@ inline void AttendRowTileBf16(const uint16_t* q, int64_t q_stride, const Bf16Til
                               int64_t acc_stride) {
   const int64_t hd = kHeadDim > 0 ? kHeadDim : hd_arg;
   const int64_t padded = (hd + 15) / 16 * 16;
-  const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
   // Each vector's probabilities as bf16 pairs: pair j is positions 2j, 2j+1.
   alignas(64) uint32_t pairs[kG][kTile / 2];
-  alignas(64) float old_max[16] = {};
-  alignas(64) float new_max[16] = {};
-  float tile_sum[kG];
   __m512 raw[kG];
   constexpr int64_t kDimPairs = kHeadDim > 0 ? Padded32(kHeadDim) / 2 : 0;
   ScoresBf16<kDimPairs, kG>(q, q_stride, tile, Padded32(hd) / 2, raw);
-#pragma GCC unroll 4
-  for (int i = 0; i < kG; ++i) {
-    __m512 scores = _mm512_mul_ps(raw[i], _mm512_set1_ps(scale));
-    if (softcap > 0.0f) {
-      alignas(64) float s[kTile];
-      _mm512_store_ps(s, scores);
-      for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / softcap)) * softcap;
-      scores = _mm512_load_ps(s);
-    }
-    scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
-    const float tile_max = _mm512_reduce_max_ps(scores);
-    old_max[i] = maximum[i];
-    new_max[i] = tile_max > maximum[i] ? tile_max : maximum[i];
-    const __m512 e = _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max[i]))));
+  float rescale[kG];
+  SoftmaxTile<kG>(raw, lo, hi, scale, softcap, maximum, sum, rescale, [&](int i, __m512 e) {
     const __m256bh rounded = _mm512_cvtneps_pbh(e);
     _mm256_store_si256(reinterpret_cast<__m256i*>(pairs[i]), (__m256i)rounded);
-    tile_sum[i] = _mm512_reduce_add_ps(_mm512_cvtpbh_ps(rounded));
-    maximum[i] = new_max[i];
-  }
-  alignas(64) float rescale[16];
-  _mm512_store_ps(rescale, GgmlExp16(_mm512_sub_ps(_mm512_load_ps(old_max), _mm512_load_ps(new_max))));
-#pragma GCC unroll 4
-  for (int i = 0; i < kG; ++i) sum[i] = sum[i] * rescale[i] + tile_sum[i];
+    return _mm512_reduce_add_ps(_mm512_cvtpbh_ps(rounded));
+  });
   const int first_pair = lo / 2;
   const int end_pair = (hi + 1) / 2;
 #pragma GCC unroll 8
@@ -251,21 +230,14 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
   const int64_t q_stride = Padded32(hd);
   const int64_t stride = PartialStride(hd);
   const int64_t row_floats = a.num_vectors * stride;
-  int64_t begin = INT64_MAX;
-  int64_t end = INT64_MIN;
-  float maximum[kMaxBlockRows * kMaxGroupVectors];
-  float sum[kMaxBlockRows * kMaxGroupVectors];
+  SegmentState state;
+  state.Start(a, hd);
+  if (state.begin >= state.end) return;
   // The block's queries in bf16, [row][vector][Padded32(hd)], zero-padded.
   alignas(64) uint16_t queries[kMaxBlockRows * kMaxGroupVectors * Padded32(kMaxAttentionHeadDim)];
   for (int32_t r = 0; r < a.num_rows; ++r) {
     if (a.begins[r] >= a.ends[r]) continue;
-    begin = a.begins[r] < begin ? a.begins[r] : begin;
-    end = a.ends[r] > end ? a.ends[r] : end;
     for (int32_t i = 0; i < a.num_vectors; ++i) {
-      maximum[r * kMaxGroupVectors + i] = -INFINITY;
-      sum[r * kMaxGroupVectors + i] = 0.0f;
-      float* acc = a.partial + r * row_floats + i * stride + 2;
-      for (int64_t d = 0; d < hd; ++d) acc[d] = 0.0f;
       const float* q = a.q + r * a.q_row_stride + i * hd;
       uint16_t* qb = queries + (r * kMaxGroupVectors + i) * q_stride;
       for (int64_t d = 0; d < q_stride; d += 32) {
@@ -275,8 +247,7 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
       }
     }
   }
-  if (begin >= end) return;
-  TileRows<kF16> rows(a, hd, begin, end, /*widen=*/false);
+  TileRows<kF16> rows(a, hd, state.begin, state.end, /*widen=*/false);
   // Each tile is converted (K transposed) once, for every row of the block.
   Bf16Tile<kF16> tile(hd);
   auto attend_row = [&](const uint16_t* q, int lo, int hi, float* row_max, float* row_sum, float* acc) {
@@ -295,27 +266,15 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
                                               acc, stride);
     }
   };
-  for (int64_t t0 = begin / kTile * kTile; t0 < end; t0 += kTile) {
+  for (int64_t t0 = state.begin / kTile * kTile; t0 < state.end; t0 += kTile) {
     rows.Gather(t0);
     tile.Convert(rows);
-    for (int32_t r = 0; r < a.num_rows; ++r) {
-      const int64_t row_begin = a.begins[r] > t0 ? a.begins[r] : t0;
-      const int64_t row_end = a.ends[r] < t0 + kTile ? a.ends[r] : t0 + kTile;
-      if (row_begin >= row_end) continue;
-      const uint16_t* q = queries + r * kMaxGroupVectors * q_stride;
-      const int lo = static_cast<int>(row_begin - t0);
-      const int hi = static_cast<int>(row_end - t0);
-      float* acc = a.partial + r * row_floats + 2;
-      attend_row(q, lo, hi, maximum + r * kMaxGroupVectors, sum + r * kMaxGroupVectors, acc);
-    }
+    ForEachRowOfTile(a, t0, [&](int32_t r, int lo, int hi) {
+      attend_row(queries + r * kMaxGroupVectors * q_stride, lo, hi, state.maximum + r * kMaxGroupVectors,
+                 state.sum + r * kMaxGroupVectors, a.partial + r * row_floats + 2);
+    });
   }
-  for (int32_t r = 0; r < a.num_rows; ++r) {
-    if (a.begins[r] >= a.ends[r]) continue;
-    for (int32_t i = 0; i < a.num_vectors; ++i) {
-      a.partial[r * row_floats + i * stride] = maximum[r * kMaxGroupVectors + i];
-      a.partial[r * row_floats + i * stride + 1] = sum[r * kMaxGroupVectors + i];
-    }
-  }
+  state.Finish(a, hd);
 }
 
 template <bool kF16>

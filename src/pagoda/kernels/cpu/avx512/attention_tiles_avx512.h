@@ -118,5 +118,97 @@ class TileRows {
   alignas(64) float v_wide_[kF16 ? kTile * kMaxAttentionHeadDim : 1];
 };
 
+// A segment's running state for each row r and vector i of its block (at
+// r * kMaxGroupVectors + i): the online softmax's maximum and sum. Start
+// resets them and each row's weighted V sums in the partials, and returns
+// the union [begin, end) of the rows' position ranges (empty: nothing to
+// attend); Finish writes each row's maximum and sum into its partials.
+struct SegmentState {
+  float maximum[kMaxBlockRows * kMaxGroupVectors];
+  float sum[kMaxBlockRows * kMaxGroupVectors];
+  int64_t begin = INT64_MAX;
+  int64_t end = INT64_MIN;
+
+  void Start(const AttentionSegmentArgs& a, int64_t hd) {
+    const int64_t stride = PartialStride(hd);
+    for (int32_t r = 0; r < a.num_rows; ++r) {
+      if (a.begins[r] >= a.ends[r]) continue;
+      begin = a.begins[r] < begin ? a.begins[r] : begin;
+      end = a.ends[r] > end ? a.ends[r] : end;
+      for (int32_t i = 0; i < a.num_vectors; ++i) {
+        maximum[r * kMaxGroupVectors + i] = -INFINITY;
+        sum[r * kMaxGroupVectors + i] = 0.0f;
+        float* acc = a.partial + (r * a.num_vectors + i) * stride + 2;
+        for (int64_t d = 0; d < hd; ++d) acc[d] = 0.0f;
+      }
+    }
+  }
+
+  void Finish(const AttentionSegmentArgs& a, int64_t hd) const {
+    const int64_t stride = PartialStride(hd);
+    for (int32_t r = 0; r < a.num_rows; ++r) {
+      if (a.begins[r] >= a.ends[r]) continue;
+      for (int32_t i = 0; i < a.num_vectors; ++i) {
+        a.partial[(r * a.num_vectors + i) * stride] = maximum[r * kMaxGroupVectors + i];
+        a.partial[(r * a.num_vectors + i) * stride + 1] = sum[r * kMaxGroupVectors + i];
+      }
+    }
+  }
+};
+
+// Calls fn(r, lo, hi) for each row r of the block that sees positions of
+// the tile at t0, [t0 + lo, t0 + hi).
+template <typename Fn>
+inline void ForEachRowOfTile(const AttentionSegmentArgs& a, int64_t t0, const Fn& fn) {
+  for (int32_t r = 0; r < a.num_rows; ++r) {
+    const int64_t row_begin = a.begins[r] > t0 ? a.begins[r] : t0;
+    const int64_t row_end = a.ends[r] < t0 + kTile ? a.ends[r] : t0 + kTile;
+    if (row_begin < row_end) fn(r, static_cast<int>(row_begin - t0), static_cast<int>(row_end - t0));
+  }
+}
+
+// The online softmax's step over one tile for a row's kG query vectors,
+// raw[i] holding vector i's 16 unscaled scores: positions outside [lo, hi)
+// are masked out, maximum[i] and sum[i] are updated, and rescale[i]
+// receives exp(old maximum - new maximum), by which the vector's weighted V
+// sums are to be multiplied. Each vector's exponentials (zero outside
+// [lo, hi)) go to keep(i, e), which stores them for the V products and
+// returns the sum of what it stored, the tile's addition to sum[i].
+template <int kG, typename Keep>
+inline void SoftmaxTile(const __m512 raw[kG], int lo, int hi, float scale, float softcap, float* maximum, float* sum,
+                        float* rescale, const Keep& keep) {
+  const __mmask16 valid = static_cast<__mmask16>(FirstLanes(hi) & ~FirstLanes(lo));
+  alignas(64) float old_max[16] = {};
+  alignas(64) float new_max[16] = {};
+  float tile_sum[kG];
+#pragma GCC unroll 4
+  for (int i = 0; i < kG; ++i) {
+    __m512 scores = _mm512_mul_ps(raw[i], _mm512_set1_ps(scale));
+    if (softcap > 0.0f) {
+      alignas(64) float s[kTile];
+      _mm512_store_ps(s, scores);
+      for (int p = lo; p < hi; ++p) s[p] = tanhf(s[p] * (1.0f / softcap)) * softcap;
+      scores = _mm512_load_ps(s);
+    }
+    // Lane p depends on position p alone, so the lanes of positions this
+    // row does not see are simply replaced.
+    scores = _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), scores);
+    const float tile_max = _mm512_reduce_max_ps(scores);
+    old_max[i] = maximum[i];
+    new_max[i] = tile_max > maximum[i] ? tile_max : maximum[i];
+    tile_sum[i] = keep(i, _mm512_maskz_mov_ps(valid, GgmlExp16(_mm512_sub_ps(scores, _mm512_set1_ps(new_max[i])))));
+    maximum[i] = new_max[i];
+  }
+  // exp(old maximum - new maximum) of every vector in one call (0 on a
+  // vector's first tile, where the old maximum is -inf).
+  alignas(64) float all[16];
+  _mm512_store_ps(all, GgmlExp16(_mm512_sub_ps(_mm512_load_ps(old_max), _mm512_load_ps(new_max))));
+#pragma GCC unroll 4
+  for (int i = 0; i < kG; ++i) {
+    rescale[i] = all[i];
+    sum[i] = sum[i] * rescale[i] + tile_sum[i];
+  }
+}
+
 }  // namespace
 }  // namespace pagoda::kernels::cpu::avx512
