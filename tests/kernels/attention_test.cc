@@ -187,6 +187,28 @@ double NaiveTolerance(const cpu::KernelSet& set, double spread) {
   return kGroupedTolerance + (RoundsToBf16(set) ? kBf16Epsilon / (1 - kBf16Epsilon) * spread : 0.0);
 }
 
+// Exact attention on a fixture's two versions, plain and with bf16-exact
+// values: a set is checked on the version it suits (RoundsToBf16), within
+// its tolerance for each element.
+class NaiveCheck {
+ public:
+  NaiveCheck(const PagedFixture& plain, const PagedFixture& bf16, const AttentionParams& params)
+      : plain_(plain), bf16_(bf16), naive_plain_(NaiveAttention(plain, params)),
+        naive_bf16_(NaiveAttention(bf16, params, &spread_)) {}
+
+  const PagedFixture& Fixture(const cpu::KernelSet& set) const { return RoundsToBf16(set) ? bf16_ : plain_; }
+  const std::vector<double>& Naive(const cpu::KernelSet& set) const {
+    return RoundsToBf16(set) ? naive_bf16_ : naive_plain_;
+  }
+  double Tolerance(const cpu::KernelSet& set, size_t e) const { return NaiveTolerance(set, spread_[e]); }
+
+ private:
+  const PagedFixture& plain_;
+  const PagedFixture& bf16_;
+  std::vector<double> spread_;
+  std::vector<double> naive_plain_, naive_bf16_;
+};
+
 TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit) {
   // Head sizes with their own compiled kernels (64, 128) and others, with and
   // without a tail of fewer than 16 dimensions; groups of 3 query heads per
@@ -205,15 +227,13 @@ TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit)
           Mixed(dtype, head_dim, static_cast<uint32_t>(head_dim), shape.num_heads, shape.num_kv_heads, true);
       for (const AttentionParams& params : Variants(1.0f / std::sqrt(static_cast<float>(head_dim)))) {
         const std::vector<float> reference = RunReference(plain, params);
-        const std::vector<double> naive_plain = NaiveAttention(plain, params);
-        std::vector<double> spread;
-        const std::vector<double> naive_bf16 = NaiveAttention(bf16, params, &spread);
+        const NaiveCheck check(plain, bf16, params);
         for (const cpu::KernelSet* set : AttentionSets()) {
-          const PagedFixture& f = RoundsToBf16(*set) ? bf16 : plain;
-          const std::vector<double>& naive = RoundsToBf16(*set) ? naive_bf16 : naive_plain;
+          const PagedFixture& f = check.Fixture(*set);
+          const std::vector<double>& naive = check.Naive(*set);
           const std::vector<float> one_thread = RunSet(*set, f, params, 1);
           for (size_t e = 0; e < naive.size(); ++e) {
-            ASSERT_NEAR(one_thread[e], naive[e], NaiveTolerance(*set, spread[e]))
+            ASSERT_NEAR(one_thread[e], naive[e], check.Tolerance(*set, e))
                 << set->name << " " << DTypeName(dtype) << " head_dim " << head_dim << " heads " << shape.num_heads
                 << "/" << shape.num_kv_heads << " " << Describe(params);
           }
@@ -240,19 +260,16 @@ TEST(FastAttentionTest, LongDecodeContext) {
   for (const AttentionParams& params : {AttentionParams{.scale = 0.125f},
                                         AttentionParams{.scale = 0.125f, .sliding_window = 100, .softcap = 1.0f}}) {
     const std::vector<float> want = RunReference(plain, params);
-    const std::vector<double> naive_plain = NaiveAttention(plain, params);
-    std::vector<double> spread;
-    const std::vector<double> naive_bf16 = NaiveAttention(bf16, params, &spread);
+    const NaiveCheck check(plain, bf16, params);
     for (const cpu::KernelSet* set : AttentionSets()) {
-      const PagedFixture& f = RoundsToBf16(*set) ? bf16 : plain;
-      const std::vector<double>& naive = RoundsToBf16(*set) ? naive_bf16 : naive_plain;
-      const std::vector<float> got = RunSet(*set, f, params, 2);
+      const std::vector<double>& naive = check.Naive(*set);
+      const std::vector<float> got = RunSet(*set, check.Fixture(*set), params, 2);
       if (KeepsGgmlOrder(*set)) {
         ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
             << set->name << " " << Describe(params);
       }
       for (size_t e = 0; e < naive.size(); ++e) {
-        ASSERT_NEAR(got[e], naive[e], NaiveTolerance(*set, spread[e])) << set->name << " " << Describe(params) << " at " << e;
+        ASSERT_NEAR(got[e], naive[e], check.Tolerance(*set, e)) << set->name << " " << Describe(params) << " at " << e;
       }
     }
   }
