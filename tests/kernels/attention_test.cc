@@ -181,7 +181,9 @@ std::vector<const cpu::KernelSet*> AttentionSets() {
 // significant bits moves each weight w by at most eps = 2^-8 of itself, and
 // the output sum(w v) / sum(w) by at most eps / (1 - eps) times the weighted
 // mean of |v - output| (the spread that NaiveAttention reports).
-bool RoundsToBf16(const cpu::KernelSet& set) { return std::string(set.name).starts_with("avx512bf16"); }
+bool RoundsToBf16(const cpu::KernelSet& set) {
+  return testing::RunsBf16Dots(set.name) || std::string_view(set.name).starts_with("avx512bf16");
+}
 constexpr double kBf16Epsilon = 1.0 / 256;
 double NaiveTolerance(const cpu::KernelSet& set, double spread) {
   return kGroupedTolerance + (RoundsToBf16(set) ? kBf16Epsilon / (1 - kBf16Epsilon) * spread : 0.0);

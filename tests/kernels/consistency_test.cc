@@ -17,10 +17,12 @@
 #include <gtest/gtest.h>
 
 #include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include <cmath>
+#include <cstdint>
 #include <string>
-#include <cmath>
 #include <string_view>
 #include <vector>
 
@@ -77,11 +79,10 @@ TEST_P(ConsistencyTest, MatMul) {
     ref::MatMul(x.data(), m, w.view(), want.data());
     set().matmul(x.data(), m, w.view(), got.data(), ctx_);
     // Not the reference's order: AVX512-BF16's BF16 dots, and the AVX-512
-    // sets' Q4_1 and Q8_0 (one float update per block instead of GGML's
-    // eight accumulators). Bound: 1e-5 of the sum of |w * x|.
-    const bool avx512 = std::string_view(set().name).starts_with("avx512");
-    if ((t == DType::kBF16 && std::string_view(set().name) == "avx512bf16") ||
-        ((t == DType::kQ4_1 || t == DType::kQ8_0) && avx512)) {
+    // sets' 32-element block types (one FMA update per block instead of
+    // GGML's order). Bound: 1e-5 of the sum of |w * x|.
+    if ((t == DType::kBF16 && testing::RunsBf16Dots(set().name)) ||
+        testing::RunsAvx512BlockUpdate(set().name, t)) {
       std::vector<float> wrow(192);
       for (int64_t j = 0; j < 40; ++j) {
         ref::DequantizeRow(t, w.bytes.data() + j * DTypeRowBytes(t, 192), wrow.data(), 192);
@@ -98,7 +99,7 @@ TEST_P(ConsistencyTest, MatMul) {
 }
 
 TEST_P(ConsistencyTest, PagedAttention) {
-  const bool bf16 = std::string_view(set().name) == "avx512bf16";
+  const bool bf16 = testing::RunsBf16Dots(set().name);
   const double tolerance = bf16 ? kBf16AttentionTolerance : kPagedAttentionTolerance;
   for (DType t : {DType::kF32, DType::kF16}) {
     const testing::PagedFixture f =
@@ -219,7 +220,8 @@ INSTANTIATE_TEST_SUITE_P(AllSupportedSets, ConsistencyTest, ::testing::ValuesIn(
 struct CpuFacts {
   bool avx2 = false, fma = false, f16c = false;
   bool avx512f = false, avx512bw = false, avx512vl = false, avx512vnni = false, avx512bf16 = false;
-  bool os_saves_ymm = false, os_saves_zmm = false;
+  bool amx_tile = false, amx_int8 = false;
+  bool os_saves_ymm = false, os_saves_zmm = false, os_saves_tiles = false;
 };
 
 CpuFacts ReadCpuid() {
@@ -234,6 +236,7 @@ CpuFacts ReadCpuid() {
     __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
     f.os_saves_ymm = (lo & 0x6) == 0x6;    // SSE and AVX state
     f.os_saves_zmm = (lo & 0xe6) == 0xe6;  // plus opmask and both halves of the ZMM state
+    f.os_saves_tiles = (lo & 0x60000) == 0x60000;  // XTILECFG and XTILEDATA
   }
   if (__get_cpuid_count(7, 0, &a, &b, &c, &d)) {
     f.avx2 = b & (1u << 5);
@@ -241,6 +244,8 @@ CpuFacts ReadCpuid() {
     f.avx512bw = b & (1u << 30);
     f.avx512vl = b & (1u << 31);
     f.avx512vnni = c & (1u << 11);
+    f.amx_tile = d & (1u << 24);
+    f.amx_int8 = d & (1u << 25);
   }
   if (__get_cpuid_count(7, 1, &a, &b, &c, &d)) f.avx512bf16 = a & (1u << 5);
   return f;
@@ -275,6 +280,14 @@ TEST(KernelSetTest, SupportedSetsFollowTheCpuidBits) {
 
   std::vector<std::string> got;
   for (const cpu::KernelSet* s : cpu::SupportedKernelSets()) got.push_back(s->name);
+  // amx also needs Linux's tile data permission, which detection asked for:
+  // by now the process holds it exactly where the CPU and OS allow tiles.
+  uint64_t permitted = 0;
+  const bool tiles_permitted = syscall(SYS_arch_prctl, 0x1022 /* ARCH_GET_XCOMP_PERM */, &permitted) == 0 &&
+                               (permitted & (1ull << 18)) != 0;  // XFEATURE_XTILEDATA
+  const bool amx = avx512 && f.avx512bf16 && f.amx_tile && f.amx_int8 && f.os_saves_tiles;
+  EXPECT_EQ(tiles_permitted, amx) << "detection must ask for tiles exactly where the CPU has them";
+  if (amx && tiles_permitted) want.push_back("amx");
   EXPECT_EQ(got, want);
   EXPECT_STREQ(cpu::BestKernelSet().name, want.back().c_str());
   std::printf("best kernel set: %s\n", cpu::BestKernelSet().name);

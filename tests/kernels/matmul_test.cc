@@ -144,28 +144,15 @@ struct Shape {
 // The kernels that are not the reference bit for bit: the AVX512-BF16
 // set's BF16 weights (VDPBF16PS on x split into two bf16 parts, see
 // matmul_bf16_dot_avx512.cc) sum in another order and drop x's bits below
-// the 16th; the AVX-512 sets' Q4_1 and Q8_0 add one float update per block
-// (d_w d_x sum, + m_w s_x for Q4_1) where the reference keeps GGML's eight
+// the 16th; the AVX-512 sets' 32-element block types add each block's
+// (d_w d_x) sum (+ m_w s_x) by FMA (quant_panel_avx512.h), where the
+// reference rounds each product and, for Q4_1 and Q8_0, keeps GGML's eight
 // group accumulators. Their bound: 1e-5 of the sum of |w * x|. Batch
 // invariance still holds exactly (MatMulBatchInvarianceTest).
 bool OutsideReferenceOrder(const cpu::KernelSet& set, DType t) {
   const std::string_view name = set.name;
-  return (t == DType::kBF16 && name == "avx512bf16") ||
-         ((t == DType::kQ4_1 || t == DType::kQ8_0) && name.starts_with("avx512"));
-}
-
-void ExpectWithinDotBound(const std::vector<float>& got, const std::vector<float>& want, const Weights& w,
-                              const std::vector<float>& x, int64_t m, const std::string& where) {
-  const int64_t k = w.cols;
-  std::vector<float> wrow(k);
-  for (int64_t j = 0; j < w.rows; ++j) {
-    ref::DequantizeRow(w.dtype, w.bytes.data() + j * DTypeRowBytes(w.dtype, k), wrow.data(), k);
-    for (int64_t i = 0; i < m; ++i) {
-      double magnitude = 0.0;
-      for (int64_t c = 0; c < k; ++c) magnitude += std::fabs(double{wrow[c]} * x[i * k + c]);
-      ASSERT_NEAR(got[i * w.rows + j], want[i * w.rows + j], 1e-5 * magnitude + 1e-30) << where << " at " << i << "," << j;
-    }
-  }
+  return (t == DType::kBF16 && testing::RunsBf16Dots(name)) ||
+         testing::RunsAvx512BlockUpdate(name, t);
 }
 
 void ExpectSetsMatchReference(const Weights& w, const std::vector<Shape>& shapes) {
@@ -177,8 +164,9 @@ void ExpectSetsMatchReference(const Weights& w, const std::vector<Shape>& shapes
       for (int threads : {1, 2, 3}) {
         const std::vector<float> got = RunSet(*set, x, s.m, w.view(), threads);
         if (OutsideReferenceOrder(*set, w.dtype)) {
-          ExpectWithinDotBound(got, want, w, x, s.m,
-                                   std::string(set->name) + " " + Describe(w.dtype, s.m, s.rows, s.cols, threads));
+          const int64_t bad = testing::FirstOutsideDotBound(got, want, w, x, s.m);
+          ASSERT_EQ(bad, -1) << set->name << " " << Describe(w.dtype, s.m, s.rows, s.cols, threads) << " got "
+                             << got[bad < 0 ? 0 : bad] << " want " << want[bad < 0 ? 0 : bad];
           continue;
         }
         const int64_t bad = FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size()));
@@ -214,14 +202,16 @@ TEST(FastMatMulTest, FloatWeightsWithColumnsOffTheLaneGrid) {
 }
 
 TEST(FastMatMulTest, ArbitraryBlockBitsMatchReference) {
-  // Every nibble value, Q8_0 weights down to -128, signed scales and minimums.
+  // Every nibble value, Q8_0 weights down to -128, signed scales and
+  // minimums; 40 rows take the amx set's tiles for 32 of them.
   for (DType t : {DType::kQ4_0, DType::kQ4_1, DType::kQ8_0}) {
-    ExpectSetsMatchReference(testing::MakeRawWeights(t, 33, 256, 99), {{1, 33, 256}, {7, 33, 256}});
+    ExpectSetsMatchReference(testing::MakeRawWeights(t, 33, 256, 99),
+                             {{1, 33, 256}, {7, 33, 256}, {40, 33, 256}});
   }
 }
 
 TEST(FastMatMulTest, ModelShapesMatchReference) {
-  ExpectSetsMatchReference(MakeWeights(DType::kQ4_1, 1536, 576, 1), {{5, 1536, 576}});
+  ExpectSetsMatchReference(MakeWeights(DType::kQ4_1, 1536, 576, 1), {{5, 1536, 576}, {48, 1536, 576}});
   ExpectSetsMatchReference(MakeWeights(DType::kQ4_1, 576, 1536, 2), {{3, 576, 1536}});
   ExpectSetsMatchReference(MakeWeights(DType::kQ8_0, 49152, 576, 3), {{1, 49152, 576}});
 }

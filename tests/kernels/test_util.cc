@@ -183,4 +183,28 @@ std::string Describe(DType dtype, int64_t m, int64_t rows, int64_t cols, int thr
   return s.str();
 }
 
+int64_t FirstOutsideDotBound(const std::vector<float>& got, const std::vector<float>& want, const Weights& w,
+                             const std::vector<float>& x, int64_t m, double rel) {
+  const int64_t k = w.cols;
+  std::vector<float> wrow(static_cast<size_t>(k));
+  for (int64_t j = 0; j < w.rows; ++j) {
+    reference::DequantizeRow(w.dtype, w.bytes.data() + j * DTypeRowBytes(w.dtype, k), wrow.data(), k);
+    for (int64_t i = 0; i < m; ++i) {
+      double magnitude = 0.0;
+      for (int64_t c = 0; c < k; ++c) magnitude += std::fabs(double{wrow[c]} * x[i * k + c]);
+      const int64_t at = i * w.rows + j;
+      if (!(std::fabs(double{got[at]} - want[at]) <= rel * magnitude + 1e-30)) return at;
+    }
+  }
+  return -1;
+}
+
+bool RunsBf16Dots(std::string_view set_name) { return set_name == "avx512bf16" || set_name == "amx"; }
+
+bool RunsAvx512BlockUpdate(std::string_view set_name, DType dtype) {
+  const bool block_type = dtype == DType::kQ4_0 || dtype == DType::kQ4_1 || dtype == DType::kQ5_0 ||
+                          dtype == DType::kQ5_1 || dtype == DType::kQ8_0 || dtype == DType::kIQ4_NL;
+  return block_type && (set_name.starts_with("avx512") || set_name == "amx");
+}
+
 }  // namespace pagoda::kernels::testing

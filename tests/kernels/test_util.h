@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "pagoda/kernels/cpu_kernels.h"
@@ -62,5 +63,20 @@ PagedFixture MakePagedFixture(DType dtype, int64_t num_heads, int64_t num_kv_hea
                               std::vector<int32_t> seq_lens, uint32_t seed, bool bf16_values = false);
 
 std::string Describe(DType dtype, int64_t m, int64_t rows, int64_t cols, int threads);
+
+// The sets built on avx512bf16 (it and amx): BF16 weights through
+// VDPBF16PS and long-context attention in bf16.
+bool RunsBf16Dots(std::string_view set_name);
+// Whether the set computes weights of this type with the AVX-512 panels'
+// per-block FMA update instead of GGML's order: the avx512, avx512bf16 and
+// amx sets, on the 32-element block types (Q4_0, Q4_1, Q5_0, Q5_1, Q8_0,
+// IQ4_NL).
+bool RunsAvx512BlockUpdate(std::string_view set_name, DType dtype);
+
+// The first index of y = x w^T (m rows) where got and want differ by more
+// than rel times the sum of |w * x| over the dot product (w dequantized), or
+// -1: the bound for kernels that sum in another order than the reference.
+int64_t FirstOutsideDotBound(const std::vector<float>& got, const std::vector<float>& want, const Weights& w,
+                             const std::vector<float>& x, int64_t m, double rel = 1e-5);
 
 }  // namespace pagoda::kernels::testing

@@ -5,6 +5,8 @@
 #include <cstring>
 #include <vector>
 
+#include "pagoda/kernels/cpu/amx/amx_kernels.h"
+#include "pagoda/kernels/cpu/amx/tile_permission.h"
 #include "pagoda/kernels/cpu/attention_plan.h"
 #include "pagoda/kernels/cpu/avx2/avx2_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_bf16_kernels.h"
@@ -49,8 +51,10 @@ constexpr SimdMatMulOps kAvx2MatMul = {
     .bf16 = avx2::PanelsBF16,
 };
 // The AVX-512 set has its own panels for every block type; only the
-// activation quantizers are the AVX2 ones. Every panel equals the reference
-// bit for bit, so which set runs changes no result.
+// activation quantizers are the AVX2 ones. The 32-element block types add
+// each block by FMA (quant_panel_avx512.h), within 1e-5 of the reference's
+// sum rather than equal to it; the other panels equal the reference bit for
+// bit.
 constexpr SimdMatMulOps kAvx512MatMul = {
     .panel_rows = avx512::kPanelRows,
     .scratch_bytes_per_block = avx512::kScratchBytesPerBlock,
@@ -78,6 +82,21 @@ constexpr SimdMatMulOps kAvx512Bf16MatMul = [] {
   return ops;
 }();
 
+// AMX-INT8: the 32-element block types' batches of 8 rows or more on
+// tiles, equal bit for bit to the VNNI panels (matmul_quant_amx.cc); every
+// other type as the avx512bf16 set.
+constexpr SimdMatMulOps kAmxMatMul = [] {
+  SimdMatMulOps ops = kAvx512Bf16MatMul;
+  ops.scratch_bytes_per_block = amx::kScratchBytesPerBlock;
+  ops.q4_0 = amx::PanelsQ4_0;
+  ops.q4_1 = amx::PanelsQ4_1;
+  ops.q8_0 = amx::PanelsQ8_0;
+  ops.q5_0 = amx::PanelsQ5_0;
+  ops.q5_1 = amx::PanelsQ5_1;
+  ops.iq4_nl = amx::PanelsIQ4_NL;
+  return ops;
+}();
+
 void Avx2MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {
   SimdMatMul(kAvx2MatMul, x, m, w, y, ctx);
 }
@@ -86,6 +105,9 @@ void Avx512MatMul(const float* x, int64_t m, const MatrixView& w, float* y, Comp
 }
 void Avx512Bf16MatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {
   SimdMatMul(kAvx512Bf16MatMul, x, m, w, y, ctx);
+}
+void AmxMatMul(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx) {
+  SimdMatMul(kAmxMatMul, x, m, w, y, ctx);
 }
 
 void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
@@ -165,6 +187,9 @@ constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 w
 constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
     MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights and attention through AVX512-BF16's VDPBF16PS",
             Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAvx512Bf16MatMul));
+constexpr KernelSet kAmx = WithAvx512Elementwise(
+    MakeSet("amx", "AMX-INT8 tiles for quantized prompts and batches; otherwise as avx512bf16", AmxMatMul,
+            Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAmxMatMul));
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
@@ -183,7 +208,11 @@ std::vector<const KernelSet*> DetectSets() {
   // faster and decode as fast (matmul_bf16_dot_avx512.cc), so it is the
   // best where the CPU has AVX512-BF16.
   if (HasAvx512()) sets.push_back(&kAvx512);
-  if (HasAvx512() && __builtin_cpu_supports("avx512bf16")) sets.push_back(&kAvx512Bf16);
+  const bool bf16 = HasAvx512() && __builtin_cpu_supports("avx512bf16");
+  if (bf16) sets.push_back(&kAvx512Bf16);
+  // AMX asks Linux for the tile permission here, before any thread runs a
+  // tile; where it is refused (or the CPU lacks AMX) the set is simply absent.
+  if (bf16 && AmxTilesUsable()) sets.push_back(&kAmx);
   return sets;
 }
 

@@ -14,7 +14,7 @@
 namespace pagoda::kernels::cpu {
 
 struct KernelSet {
-  const char* name;     // "scalar", "avx2", "avx512", "avx512bf16"
+  const char* name;     // "scalar", "avx2", "avx512", "avx512bf16", "amx"
   const char* summary;  // what it runs on, for the start-up log
   void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx);
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
@@ -42,7 +42,7 @@ struct KernelSet {
 // Every set this CPU can run, scalar first, best last.
 std::span<const KernelSet* const> SupportedKernelSets();
 // The set an engine's ComputeContext runs: the best of them, or the one
-// $PAGODA_KERNEL_SET names ("scalar", "avx2", "avx512", "avx512bf16") if this CPU supports it.
+// $PAGODA_KERNEL_SET names ("scalar", "avx2", "avx512", "avx512bf16", "amx") if this CPU supports it.
 const KernelSet& BestKernelSet();
 // The supported set of that name, or null.
 const KernelSet* FindSupportedKernelSet(std::string_view name);

@@ -7,12 +7,13 @@
 // weight rows into scratch once and then streams all m x rows past it, so
 // each weight byte is read from memory once per call however large m is.
 //
-// Batch invariance and bit-exactness: a panel kernel's lanes are (x row,
-// weight row) pairs (for Q4_1 and Q8_0, one vector per GGML group
-// accumulator), and every lane performs exactly the per-block float
-// operations of the reference dot product (reference.h), on exact integer
-// block or group sums. Which tile or lane an output lands in therefore cannot change
-// its value, and the result equals the reference bit for bit.
+// Batch invariance: a panel kernel's lanes are (x row, weight row) pairs,
+// and every lane performs one fixed sequence of per-block float operations
+// on exact integer block or group sums, whichever tile, lane, instruction
+// set (VNNI or AMX) or thread computes it. Which tile or lane an output
+// lands in therefore cannot change its value. The scalar and AVX2 sets'
+// sequence is the reference dot product's (reference.h), bit for bit; the
+// AVX-512 sets' 32-element block types use their own (quant_panel_avx512.h).
 //
 // The ISA translation units are compiled with their own -m flags, so they
 // export only plain functions over raw pointers and instantiate nothing from

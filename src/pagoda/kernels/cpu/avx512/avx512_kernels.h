@@ -6,6 +6,7 @@
 #include <cstdint>
 
 #include "pagoda/kernels/cpu/grouped_attention.h"
+#include "pagoda/kernels/cpu/quant_block_layout.h"
 #include "pagoda/kernels/cpu/simd_matmul.h"
 
 namespace pagoda::kernels::cpu::avx512 {
@@ -30,6 +31,15 @@ void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
                 void* scratch, float* y);
 void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                   void* scratch, float* y);
+
+// The pieces of those panels that the AMX panels build on
+// (quant_panel_avx512.h has the packed layout): unpack weight rows [j0, j0 +
+// rows) of w, rows <= 16, into packed scratch of w.cols / 32 packed blocks;
+// and run x rows [i0, i0 + count) past such a panel, writing y[i * ldy + l]
+// for its first `rows` rows l.
+void PackQuantPanel(Kind kind, const MatrixView& w, int64_t j0, int rows, void* packed);
+void PackedQuantPanelRows(Kind kind, const void* packed, const QuantizedRows& x, int64_t i0, int64_t count,
+                          float* y, int64_t ldy, int rows);
 
 // The super-block types (Q2_K..Q6_K, IQ4_XS), any of them.
 void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,

@@ -4,34 +4,19 @@
 // Each 32-column block is unpacked into 8 vectors: vector t holds, in lane l, the
 // 4 unsigned weight bytes that meet x bytes 4t..4t+3, so one VPDPBUSD with
 // those x bytes broadcast adds 4 products to all 16 rows' exact block sums.
-// VPDPBUSD multiplies unsigned by signed bytes: Q4 and Q5 values are unsigned
-// already (Q4_0's -8 and Q5_0's -16 offsets are applied as -offset * sum(q)),
-// and the signed Q8_0 and IQ4_NL weights are stored plus 128, with
-// 128 * sum(q) subtracted afterwards.
+// VPDPBUSD multiplies unsigned by signed bytes; quant_panel_avx512.h says how
+// the signed kinds are stored, and holds the per-block float update that the
+// AMX panels (matmul_quant_amx.cc) share.
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
+#include "pagoda/kernels/cpu/avx512/quant_panel_avx512.h"
 #include "pagoda/kernels/cpu/quant_block_layout.h"
 #include "pagoda/kernels/cpu/reference/iq4_values.h"
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
 
-// Every kind takes one float update per block (Tile): d_w d_x sum (+ m_w s_x).
-// For Q4_0, Q5_0, Q5_1 and IQ4_NL that is the reference's order; Q4_1 and
-// Q8_0, where GGML keeps eight group accumulators, it is 20% (Q4_1) to 2x
-// (Q8_0) faster than GGML's order, which the parity rule (by tolerance) no
-// longer requires. The scalar and AVX2 sets keep GGML's order.
-// Stored weights n stand for n - kOffset.
-template <Kind K>
-constexpr int kOffset = K == Kind::kQ4_0    ? 8
-                        : K == Kind::kQ5_0  ? 16
-                        : K == Kind::kIQ4_NL || K == Kind::kQ8_0 ? 128
-                                                                  : 0;
-
-// Packed block: 8 weight vectors, the 16 scales, then (Q4_1, Q5_1) the 16 minimums.
-template <Kind K>
-constexpr int kPackedBytes = 8 * 64 + (kHasMinimum<K> ? 128 : 64);
 static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
 
 // The first dword of the block in every row: the f16 scale in its low half
@@ -49,7 +34,7 @@ inline __m512 LowHalves(__m512i dwords) { return _mm512_cvtph_ps(_mm512_cvtepi32
 struct Block {
   __m512i w[8];
   __m512 d;  // scales
-  __m512 m;  // minimums (Q4_1, Q5_1)
+  __m512 m = _mm512_setzero_ps();  // minimums (Q4_1, Q5_1)
 };
 
 // The 16 rows of a panel; lanes past the last row repeat it, and their
@@ -132,7 +117,7 @@ template <Kind K>
 inline void StoreBlock(const Block& blk, uint8_t* packed) {
   auto* vec = reinterpret_cast<__m512i*>(packed);
   for (int t = 0; t < 8; ++t) _mm512_store_si512(vec + t, blk.w[t]);
-  auto* scales = reinterpret_cast<float*>(packed + 8 * 64);
+  auto* scales = reinterpret_cast<float*>(packed + kPackedScalesOffset);
   _mm512_store_ps(scales, blk.d);
   if constexpr (kHasMinimum<K>) _mm512_store_ps(scales + 16, blk.m);
 }
@@ -141,7 +126,7 @@ template <Kind K>
 inline void LoadBlock(const uint8_t* packed, Block* blk) {
   const auto* vec = reinterpret_cast<const __m512i*>(packed);
   for (int t = 0; t < 8; ++t) blk->w[t] = _mm512_load_si512(vec + t);
-  const auto* scales = reinterpret_cast<const float*>(packed + 8 * 64);
+  const auto* scales = reinterpret_cast<const float*>(packed + kPackedScalesOffset);
   blk->d = _mm512_load_ps(scales);
   if constexpr (kHasMinimum<K>) blk->m = _mm512_load_ps(scales + 16);
 }
@@ -165,14 +150,8 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
         s0 = _mm512_dpbusd_epi32(s0, blk.w[t], _mm512_set1_epi32(Load32(xq + 4 * t)));
         s1 = _mm512_dpbusd_epi32(s1, blk.w[t + 1], _mm512_set1_epi32(Load32(xq + 4 * t + 4)));
       }
-      __m512i sumi = _mm512_add_epi32(s0, s1);
       const int64_t xb = (i0 + r) * (x.k / 32) + b;
-      const __m512 dx = _mm512_set1_ps(x.d[xb]);
-      // sum((n - offset) * q) = sum(n * q) - offset * sum(q)
-      if constexpr (kOffset<K> != 0) sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(kOffset<K> * x.sum[xb]));
-      __m512 term = _mm512_mul_ps(_mm512_mul_ps(_mm512_cvtepi32_ps(sumi), blk.d), dx);
-      if constexpr (kHasMinimum<K>) term = _mm512_add_ps(term, _mm512_mul_ps(blk.m, _mm512_set1_ps(x.s[xb])));
-      acc[r] = _mm512_add_ps(acc[r], term);
+      acc[r] = AddBlockTerm<K>(acc[r], _mm512_add_epi32(s0, s1), blk.d, blk.m, x, xb);
     }
   }
   for (int r = 0; r < R; ++r) _mm512_mask_storeu_ps(y + (i0 + r) * ldy, FirstLanes(rows), acc[r]);
@@ -191,6 +170,33 @@ void PackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64
              y, ldy, rows);
 }
 
+// Unpacks weight rows [j0, j0 + rows) into packed scratch, nb blocks of kPackedBytes<K>.
+template <Kind K>
+void PackPanel(const MatrixView& w, int64_t j0, int rows, uint8_t* packed) {
+  const int64_t nb = w.cols / 32;
+  const PanelRows p(w, j0, rows, nb, nb * Layout<K>::kBlockBytes);
+  for (int64_t b = 0; b < nb; ++b) {
+    Block blk;
+    UnpackBlock<K>(p, b, &blk);
+    StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
+  }
+}
+
+// x rows [i0, i0 + count) past a packed panel, four at a time.
+template <Kind K>
+void PackedRows(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t count, int64_t nb, float* y,
+                int64_t ldy, int rows) {
+  const int64_t end = i0 + count;
+  int64_t i = i0;
+  for (; i + 4 <= end; i += 4) PackedTile<K, 4>(packed, x, i, nb, y, ldy, rows);
+  switch (end - i) {
+    case 3: PackedTile<K, 3>(packed, x, i, nb, y, ldy, rows); break;
+    case 2: PackedTile<K, 2>(packed, x, i, nb, y, ldy, rows); break;
+    case 1: PackedTile<K, 1>(packed, x, i, nb, y, ldy, rows); break;
+    default: break;
+  }
+}
+
 template <Kind K>
 void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
             void* scratch, float* y) {
@@ -198,32 +204,47 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
   auto* packed = static_cast<uint8_t*>(scratch);
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
-    const PanelRows p(w, j0, rows, nb, nb * Layout<K>::kBlockBytes);
-    switch (x.m) {
-      case 1: FusedTile<K, 1>(p, x, nb, y + j0, w.rows, rows); continue;
-      case 2: FusedTile<K, 2>(p, x, nb, y + j0, w.rows, rows); continue;
-      case 3: FusedTile<K, 3>(p, x, nb, y + j0, w.rows, rows); continue;
-      case 4: FusedTile<K, 4>(p, x, nb, y + j0, w.rows, rows); continue;
-      default: break;
+    if (x.m <= 4) {
+      // Few rows: unpack each block straight into registers for one tile.
+      const PanelRows p(w, j0, rows, nb, nb * Layout<K>::kBlockBytes);
+      switch (x.m) {
+        case 1: FusedTile<K, 1>(p, x, nb, y + j0, w.rows, rows); continue;
+        case 2: FusedTile<K, 2>(p, x, nb, y + j0, w.rows, rows); continue;
+        case 3: FusedTile<K, 3>(p, x, nb, y + j0, w.rows, rows); continue;
+        default: FusedTile<K, 4>(p, x, nb, y + j0, w.rows, rows); continue;
+      }
     }
     // More rows: unpack the panel once into scratch and stream all x rows past it.
-    for (int64_t b = 0; b < nb; ++b) {
-      Block blk;
-      UnpackBlock<K>(p, b, &blk);
-      StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
-    }
-    int64_t i = 0;
-    for (; i + 4 <= x.m; i += 4) PackedTile<K, 4>(packed, x, i, nb, y + j0, w.rows, rows);
-    switch (x.m - i) {
-      case 3: PackedTile<K, 3>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      case 2: PackedTile<K, 2>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      case 1: PackedTile<K, 1>(packed, x, i, nb, y + j0, w.rows, rows); break;
-      default: break;
-    }
+    PackPanel<K>(w, j0, rows, packed);
+    PackedRows<K>(packed, x, 0, x.m, nb, y + j0, w.rows, rows);
+  }
+}
+
+// Calls f with the Kind of kind as a template argument.
+template <typename F>
+void WithKind(Kind kind, F f) {
+  switch (kind) {
+    case Kind::kQ4_0: f.template operator()<Kind::kQ4_0>(); return;
+    case Kind::kQ4_1: f.template operator()<Kind::kQ4_1>(); return;
+    case Kind::kQ8_0: f.template operator()<Kind::kQ8_0>(); return;
+    case Kind::kQ5_0: f.template operator()<Kind::kQ5_0>(); return;
+    case Kind::kQ5_1: f.template operator()<Kind::kQ5_1>(); return;
+    case Kind::kIQ4_NL: f.template operator()<Kind::kIQ4_NL>(); return;
   }
 }
 
 }  // namespace
+
+void PackQuantPanel(Kind kind, const MatrixView& w, int64_t j0, int rows, void* packed) {
+  WithKind(kind, [&]<Kind K>() { PackPanel<K>(w, j0, rows, static_cast<uint8_t*>(packed)); });
+}
+
+void PackedQuantPanelRows(Kind kind, const void* packed, const QuantizedRows& x, int64_t i0, int64_t count,
+                          float* y, int64_t ldy, int rows) {
+  WithKind(kind, [&]<Kind K>() {
+    PackedRows<K>(static_cast<const uint8_t*>(packed), x, i0, count, x.k / 32, y, ldy, rows);
+  });
+}
 
 void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 void* scratch, float* y) {
