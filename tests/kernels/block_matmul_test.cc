@@ -127,13 +127,15 @@ TEST(BlockMatMulTest, EverySetMatchesTheReferenceAndIsBatchInvariant) {
 // Blocks of one repeated byte reach the largest values and scales that the
 // bit layouts can hold; with activations of one sign they give the largest
 // integer sums, where a SIMD kernel's 16-bit steps would overflow first.
+// 19 rows (the three patterns in turn) reach the amx set's 16-row tiles.
 TEST(BlockMatMulTest, ExtremeBlocksMatchTheReferenceInEverySet) {
-  const int64_t m = 3, rows = 9, k = 512;
+  const int64_t m = 19, rows = 9, k = 512;
   std::vector<float> x(static_cast<size_t>(m * k));
-  for (int64_t e = 0; e < k; ++e) {
-    x[e] = 3.0f;
-    x[k + e] = -3.0f;
-    x[2 * k + e] = e % 2 ? 3.0f : -3.0f;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t e = 0; e < k; ++e) {
+      const float alternating = e % 2 ? 3.0f : -3.0f;
+      x[i * k + e] = i % 3 == 0 ? 3.0f : i % 3 == 1 ? -3.0f : alternating;
+    }
   }
   for (DType t : kBlockTypes) {
     for (uint8_t fill : {0x00, 0x55, 0x7f, 0x80, 0xaa, 0xff}) {

@@ -82,9 +82,10 @@ constexpr SimdMatMulOps kAvx512Bf16MatMul = [] {
   return ops;
 }();
 
-// AMX-INT8: the 32-element block types' batches of 8 rows or more on
-// tiles, equal bit for bit to the VNNI panels (matmul_quant_amx.cc); every
-// other type as the avx512bf16 set.
+// AMX-INT8: the quantized types' batches of 16 rows or more on tiles,
+// equal bit for bit to the VNNI panels (matmul_quant_amx.cc for the
+// 32-element blocks, matmul_k_amx.cc for the super-blocks); float weights
+// as the avx512bf16 set.
 constexpr SimdMatMulOps kAmxMatMul = [] {
   SimdMatMulOps ops = kAvx512Bf16MatMul;
   ops.scratch_bytes_per_block = amx::kScratchBytesPerBlock;
@@ -94,6 +95,8 @@ constexpr SimdMatMulOps kAmxMatMul = [] {
   ops.q5_0 = amx::PanelsQ5_0;
   ops.q5_1 = amx::PanelsQ5_1;
   ops.iq4_nl = amx::PanelsIQ4_NL;
+  ops.k_scratch_bytes_per_super_block = amx::kKScratchBytesPerSuperBlock;
+  ops.k = amx::PanelsK;
   return ops;
 }();
 

@@ -10,11 +10,12 @@
 namespace pagoda::kernels::cpu::amx {
 
 // Per block of a row: the packed panel block (avx512::kScratchBytesPerBlock)
-// and a 16 x 16 tile of int32 block sums.
+// and room for a 16 x 16 tile of int32 block sums (a chunk of 8 blocks'
+// sums is stored at a time, so rows of 8 blocks or more have room to spare).
 constexpr int64_t kScratchBytesPerBlock = 8 * 64 + 2 * 64 + 16 * 16 * 4;
 
 // The 32-element block types' panels (simd_matmul.h's QuantPanelFn), equal
-// bit for bit to the AVX-512 set's; batches of 8 rows or more run on tiles.
+// bit for bit to the AVX-512 set's; batches of 16 rows or more run on tiles.
 void PanelsQ4_0(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end, void* scratch,
                 float* y);
 void PanelsQ4_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end, void* scratch,
@@ -27,5 +28,13 @@ void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
                 float* y);
 void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end, void* scratch,
                   float* y);
+
+// The super-block types (Q2_K..Q6_K, IQ4_XS), equal bit for bit to the
+// AVX-512 set's (and the reference's); batches of 16 rows or more run on
+// tiles. Scratch per super-block: the unpacked super-block (5,760 bytes)
+// and up to 16 sub-blocks' 16 x 16 int32 sums.
+constexpr int64_t kKScratchBytesPerSuperBlock = 90 * 64 + 16 * 16 * 16 * 4;
+void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end, void* scratch,
+             float* y);
 
 }  // namespace pagoda::kernels::cpu::amx

@@ -3,19 +3,23 @@
 //
 // A weight panel is packed as for the AVX-512 VNNI panels (its 8 weight
 // vectors per block are already a B tile: 8 rows of 16 dwords), and 16 x
-// rows at a time meet it through TDPBSUD: one instruction gives the exact
-// integer sums of a block for all 16 x rows and 16 weight rows. Each sum
-// then takes the float update of the VNNI panels (quant_panel_avx512.h's
-// AddBlockTerm), so every output equals the VNNI set's bit for bit, and a
-// row computed here in a batch of 16 or more equals the same row computed
-// alone. The x rows past the last whole 16, and batches under 16 rows, take
-// the VNNI code itself.
+// rows at a time meet it through one tile product per block, which gives
+// the exact integer sums of that block for all 16 x rows and 16 weight
+// rows: TDPBSUD on the unsigned packed weights, or, for the kinds stored
+// plus an offset, TDPBSSD on the panel centered once (stored - offset),
+// which yields the same integer the VNNI panels reach by subtracting offset
+// * sum(q). Each sum then takes the float update of the VNNI panels
+// (quant_panel_avx512.h's AddBlockTerm), so every output equals the VNNI
+// set's bit for bit, and a row computed here in a batch of 16 or more
+// equals the same row computed alone. The x rows past the last whole 16,
+// and batches under 16 rows, take the VNNI code itself.
 //
 // The per-block scales keep the float update per block, and that update,
 // not the tile unit, bounds the speed. Here the tile unit and the vector
 // units did not overlap (docs/performance.md, "AMX-INT8 panels"): folding
 // each block as its product came out was slower than VNNI with 2 threads,
-// so a row tile runs all its products first and then all its folds.
+// so a row tile runs a chunk of blocks' products first and then their
+// folds.
 
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
 #include "pagoda/kernels/cpu/amx/amx_kernels.h"
@@ -54,67 +58,118 @@ constexpr TileConfig kTileConfig = {
 
 // Tile numbers are part of the instruction, so each of the four sums tiles
 // in flight has its own function; the A and B tiles alternate between two.
-#define PAGODA_AMX_BLOCK_SUMS(name, a, bt, c)                                              \
-  inline void name(const int8_t* xq, int64_t x_stride, const uint8_t* block) {            \
-    _tile_loadd(a, xq, x_stride);                                                         \
-    _tile_loadd(bt, block, 64);                                                           \
-    _tile_zero(c);                                                                        \
-    _tile_dpbsud(c, a, bt);                                                               \
+// TDPBSUD takes the packed weights as they are (unsigned); TDPBSSD takes
+// them centered (CenterPanel), for the kinds stored plus an offset.
+#define PAGODA_AMX_BLOCK_SUMS(name, product, a, bt, c)                                   \
+  inline void name(const int8_t* xq, int64_t x_stride, const uint8_t* block) {          \
+    _tile_loadd(a, xq, x_stride);                                                       \
+    _tile_loadd(bt, block, 64);                                                         \
+    _tile_zero(c);                                                                      \
+    product(c, a, bt);                                                                  \
   }
-PAGODA_AMX_BLOCK_SUMS(BlockSumsInTile4, 0, 2, 4)
-PAGODA_AMX_BLOCK_SUMS(BlockSumsInTile5, 1, 3, 5)
-PAGODA_AMX_BLOCK_SUMS(BlockSumsInTile6, 0, 2, 6)
-PAGODA_AMX_BLOCK_SUMS(BlockSumsInTile7, 1, 3, 7)
+PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile4, _tile_dpbsud, 0, 2, 4)
+PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile5, _tile_dpbsud, 1, 3, 5)
+PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile6, _tile_dpbsud, 0, 2, 6)
+PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile7, _tile_dpbsud, 1, 3, 7)
+PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile4, _tile_dpbssd, 0, 2, 4)
+PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile5, _tile_dpbssd, 1, 3, 5)
+PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile6, _tile_dpbssd, 0, 2, 6)
+PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile7, _tile_dpbssd, 1, 3, 7)
 #undef PAGODA_AMX_BLOCK_SUMS
 
-// The int32 sums of every block of x rows [i0, i0 + kTileRows) against a
-// packed panel, into sums[b][row][weight row]. Four blocks' products are
-// issued before their sums are stored, so that no store waits on the
-// product just issued.
+// The kinds stored plus an offset (Q4_0, Q5_0, Q8_0, IQ4_NL) are centered
+// once per panel, so that their sums need no -offset * sum(q) per block.
 template <Kind K>
-void StoreBlockSums(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int32_t* sums) {
-  const int64_t nb = x.k / 32;
-  const int8_t* xq = x.qs + i0 * x.k;
-  constexpr int64_t kSumsInts = kTileRows * 16;
-  int64_t b = 0;
-  for (; b + 4 <= nb; b += 4) {
-    BlockSumsInTile4(xq + b * 32, x.k, packed + b * kPackedBytes<K>);
-    BlockSumsInTile5(xq + (b + 1) * 32, x.k, packed + (b + 1) * kPackedBytes<K>);
-    BlockSumsInTile6(xq + (b + 2) * 32, x.k, packed + (b + 2) * kPackedBytes<K>);
-    BlockSumsInTile7(xq + (b + 3) * 32, x.k, packed + (b + 3) * kPackedBytes<K>);
-    _tile_stored(4, sums + b * kSumsInts, 64);
-    _tile_stored(5, sums + (b + 1) * kSumsInts, 64);
-    _tile_stored(6, sums + (b + 2) * kSumsInts, 64);
-    _tile_stored(7, sums + (b + 3) * kSumsInts, 64);
-  }
-  for (; b < nb; ++b) {
-    BlockSumsInTile4(xq + b * 32, x.k, packed + b * kPackedBytes<K>);
-    _tile_stored(4, sums + b * kSumsInts, 64);
+constexpr bool kCentered = avx512::kOffset<K> != 0;
+
+// Subtracts the offset from every packed weight byte: stored values lie in
+// [0, 2 * offset), so the results fit a signed byte.
+template <Kind K>
+void CenterPanel(uint8_t* packed, int64_t nb) {
+  const __m512i offset = _mm512_set1_epi8(static_cast<char>(avx512::kOffset<K>));
+  for (int64_t b = 0; b < nb; ++b) {
+    auto* w = reinterpret_cast<__m512i*>(packed + b * kPackedBytes<K>);
+    for (int t = 0; t < 8; ++t) _mm512_store_si512(w + t, _mm512_sub_epi8(_mm512_load_si512(w + t), offset));
   }
 }
 
-// x rows [i0, i0 + kTileRows) past a packed panel: first every block's
-// sums through the tile unit, then the float updates, four x rows at a
-// time with one accumulator each.
+template <Kind K, int kTile>
+inline void BlockSums(const int8_t* xq, int64_t x_stride, const uint8_t* block) {
+  if constexpr (kCentered<K>) {
+    if constexpr (kTile == 4) SignedSumsInTile4(xq, x_stride, block);
+    if constexpr (kTile == 5) SignedSumsInTile5(xq, x_stride, block);
+    if constexpr (kTile == 6) SignedSumsInTile6(xq, x_stride, block);
+    if constexpr (kTile == 7) SignedSumsInTile7(xq, x_stride, block);
+  } else {
+    if constexpr (kTile == 4) UnsignedSumsInTile4(xq, x_stride, block);
+    if constexpr (kTile == 5) UnsignedSumsInTile5(xq, x_stride, block);
+    if constexpr (kTile == 6) UnsignedSumsInTile6(xq, x_stride, block);
+    if constexpr (kTile == 7) UnsignedSumsInTile7(xq, x_stride, block);
+  }
+}
+
+// Blocks whose sums are stored before they are folded: 12 KiB of sums,
+// which stay in L1 beside the packed panel however wide the rows are. (All
+// 48 blocks of the default model's 1536-column rows at once, 48 KiB, ran
+// 1.4x slower; docs/performance.md.)
+constexpr int64_t kChunkBlocks = 12;
+constexpr int64_t kSumsInts = kTileRows * 16;
+
+// The int32 sums of blocks [b0, b1) of x rows [i0, i0 + kTileRows) against
+// a packed panel, into sums[b - b0][row][weight row]. Four blocks' products
+// are issued before their sums are stored, so that no store waits on the
+// product just issued.
+template <Kind K>
+void StoreBlockSums(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t b0, int64_t b1,
+                    int32_t* sums) {
+  const int8_t* xq = x.qs + i0 * x.k;
+  int64_t b = b0;
+  for (; b + 4 <= b1; b += 4) {
+    int32_t* out = sums + (b - b0) * kSumsInts;
+    BlockSums<K, 4>(xq + b * 32, x.k, packed + b * kPackedBytes<K>);
+    BlockSums<K, 5>(xq + (b + 1) * 32, x.k, packed + (b + 1) * kPackedBytes<K>);
+    BlockSums<K, 6>(xq + (b + 2) * 32, x.k, packed + (b + 2) * kPackedBytes<K>);
+    BlockSums<K, 7>(xq + (b + 3) * 32, x.k, packed + (b + 3) * kPackedBytes<K>);
+    _tile_stored(4, out, 64);
+    _tile_stored(5, out + kSumsInts, 64);
+    _tile_stored(6, out + 2 * kSumsInts, 64);
+    _tile_stored(7, out + 3 * kSumsInts, 64);
+  }
+  for (; b < b1; ++b) {
+    BlockSums<K, 4>(xq + b * 32, x.k, packed + b * kPackedBytes<K>);
+    _tile_stored(4, sums + (b - b0) * kSumsInts, 64);
+  }
+}
+
+// x rows [i0, i0 + kTileRows) past a packed panel, kChunkBlocks blocks at a
+// time: first the chunk's sums through the tile unit, then its float
+// updates, four x rows at a time, on accumulators that y carries between
+// chunks (the same sequence of updates per output as in one pass).
 template <Kind K>
 void TileOfRows(const uint8_t* packed, const QuantizedRows& x, int64_t i0, float* y, int64_t ldy, int rows,
                 int32_t* sums) {
   const int64_t nb = x.k / 32;
-  StoreBlockSums<K>(packed, x, i0, sums);
   const __mmask16 lanes = avx512::FirstLanes(rows);
-  for (int r = 0; r < kTileRows; r += 4) {
-    __m512 acc[4] = {_mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps(), _mm512_setzero_ps()};
-    for (int64_t b = 0; b < nb; ++b) {
-      const uint8_t* block = packed + b * kPackedBytes<K>;
-      const __m512 d = _mm512_load_ps(reinterpret_cast<const float*>(block + kPackedScalesOffset));
-      const __m512 m = kHasMinimum<K> ? _mm512_load_ps(reinterpret_cast<const float*>(block + kPackedMinimumsOffset))
-                                      : _mm512_setzero_ps();
-      for (int q = 0; q < 4; ++q) {
-        const __m512i s = _mm512_load_si512(sums + (b * kTileRows + r + q) * 16);
-        acc[q] = AddBlockTerm<K>(acc[q], s, d, m, x, (i0 + r + q) * nb + b);
+  for (int64_t b0 = 0; b0 < nb; b0 += kChunkBlocks) {
+    const int64_t b1 = b0 + kChunkBlocks < nb ? b0 + kChunkBlocks : nb;
+    StoreBlockSums<K>(packed, x, i0, b0, b1, sums);
+    for (int r = 0; r < kTileRows; r += 4) {
+      float* yr = y + (i0 + r) * ldy;
+      __m512 a[4];
+      for (int q = 0; q < 4; ++q) a[q] = b0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(lanes, yr + q * ldy);
+      for (int64_t b = b0; b < b1; ++b) {
+        const uint8_t* block = packed + b * kPackedBytes<K>;
+        const __m512 d = _mm512_load_ps(reinterpret_cast<const float*>(block + kPackedScalesOffset));
+        const __m512 m = kHasMinimum<K>
+                             ? _mm512_load_ps(reinterpret_cast<const float*>(block + kPackedMinimumsOffset))
+                             : _mm512_setzero_ps();
+        for (int q = 0; q < 4; ++q) {
+          const __m512i s = _mm512_load_si512(sums + (b - b0) * kSumsInts + (r + q) * 16);
+          a[q] = AddBlockTerm<K, kCentered<K>>(a[q], s, d, m, x, (i0 + r + q) * nb + b);
+        }
       }
+      for (int q = 0; q < 4; ++q) _mm512_mask_storeu_ps(yr + q * ldy, lanes, a[q]);
     }
-    for (int q = 0; q < 4; ++q) _mm512_mask_storeu_ps(y + (i0 + r + q) * ldy, lanes, acc[q]);
   }
 }
 
@@ -123,19 +178,21 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
             float* y) {
   const int64_t whole = x.m / kTileRows * kTileRows;
   _tile_loadconfig(&kTileConfig);
-  // Scratch (kScratchBytesPerBlock per block): the packed panel, then a
-  // row tile's block sums.
+  // Scratch: the packed panel, then a chunk's block sums.
   int32_t* sums = static_cast<int32_t*>(
       static_cast<void*>(static_cast<uint8_t*>(scratch) + x.k / 32 * kPackedBytes<K>));
   for (int64_t j0 = row_begin; j0 < row_end; j0 += avx512::kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < avx512::kPanelRows ? row_end - j0 : avx512::kPanelRows);
     avx512::PackQuantPanel(K, w, j0, rows, scratch);
+    auto* packed = static_cast<uint8_t*>(scratch);
+    // The rows past the last whole tile take the VNNI code, on the panel as
+    // packed for it (before it is centered).
+    if (whole < x.m) avx512::PackedQuantPanelRows(K, packed, x, whole, x.m - whole, y + j0, w.rows, rows);
+    if constexpr (kCentered<K>) CenterPanel<K>(packed, x.k / 32);
     // TILELOADD's inline assembly names no memory operand: keep the
     // packing's stores before it.
     __asm__ volatile("" ::: "memory");
-    const auto* packed = static_cast<const uint8_t*>(scratch);
     for (int64_t i = 0; i < whole; i += kTileRows) TileOfRows<K>(packed, x, i, y + j0, w.rows, rows, sums);
-    if (whole < x.m) avx512::PackedQuantPanelRows(K, packed, x, whole, x.m - whole, y + j0, w.rows, rows);
   }
   // Back to the initial tile state, so that the kernel need not save this
   // thread's 8 KiB of tile data at every context switch.

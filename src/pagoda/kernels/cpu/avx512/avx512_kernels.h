@@ -45,6 +45,15 @@ void PackedQuantPanelRows(Kind kind, const void* packed, const QuantizedRows& x,
 void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
              void* scratch, float* y);
 
+// The pieces of those panels that the AMX panels build on (k_unpack_avx512.h
+// has the layout): unpack super-block b of weight rows [j0, j0 + rows) of w,
+// rows <= 16, into a PackedK; and add its term for x rows [i0, i0 + count)
+// to y (the running sums; on the first super-block, y[i * ldy + l] is
+// written) for its first `rows` rows l.
+void PackKSuperBlock(const MatrixView& w, int64_t j0, int rows, int64_t b, void* packed);
+void PackedKRows(DType dtype, const void* packed, const BlockQ8_K* x, int64_t i0, int64_t count, int64_t nb,
+                 int64_t b, float* y, int64_t ldy, bool first, int rows);
+
 void PanelsF32(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
                float* y);
 void PanelsF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,

@@ -294,5 +294,29 @@ struct IQ4XS : KTraits<32, false> {
   template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackIQ4XS(row, out, put); }
 };
 
+// Adds super-block p's term to y[r][0..16) (lanes in `store`) for R x rows,
+// given their scaled sums without the group term; on the first super-block
+// the running sums start from 0. The one float update of the VNNI and AMX
+// panels (matmul_k_avx512.cc, matmul_k_amx.cc), the reference's lane by lane.
+template <bool kMins, int R>
+inline void AddKTerm(const PackedK& p, const BlockQ8_K* const x[R], __m512i scaled[R], float* const y[R], bool first,
+             __mmask16 store) {
+  __m512i mins[R];
+  for (int r = 0; r < R; ++r) mins[r] = _mm512_setzero_si512();
+  for (int g = 0; g < 8; ++g) {
+    const __m512i group = _mm512_load_si512(p.group + g);
+    for (int r = 0; r < R; ++r) {
+      __m512i& acc = kMins ? mins[r] : scaled[r];
+      acc = _mm512_dpwssd_epi32(acc, group, _mm512_set1_epi32(Load32(x[r]->bsums + 2 * g)));
+    }
+  }
+  for (int r = 0; r < R; ++r) {
+    const __m512 term = _mm512_sub_ps(_mm512_mul_ps(p.d, _mm512_cvtepi32_ps(scaled[r])),
+                                      _mm512_mul_ps(p.dmin, _mm512_cvtepi32_ps(mins[r])));
+    const __m512 sum = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(store, y[r]);
+    _mm512_mask_storeu_ps(y[r], store, _mm512_add_ps(sum, _mm512_mul_ps(_mm512_set1_ps(x[r]->d), term)));
+  }
+}
+
 }  // namespace
 }  // namespace pagoda::kernels::cpu::avx512

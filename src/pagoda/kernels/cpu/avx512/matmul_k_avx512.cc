@@ -26,29 +26,6 @@ static_assert(sizeof(PackedK) <= kKScratchBytesPerSuperBlock);
 
 __m512i Broadcast32(const void* p) { return _mm512_set1_epi32(Load32(p)); }
 
-// Adds super-block p's term to y[r][0..16) (lanes in `store`) for R x rows,
-// given their scaled sums without the group term; on the first super-block
-// the running sums start from 0.
-template <bool kMins, int R>
-void AddTerm(const PackedK& p, const BlockQ8_K* const x[R], __m512i scaled[R], float* const y[R], bool first,
-             __mmask16 store) {
-  __m512i mins[R];
-  for (int r = 0; r < R; ++r) mins[r] = _mm512_setzero_si512();
-  for (int g = 0; g < 8; ++g) {
-    const __m512i group = _mm512_load_si512(p.group + g);
-    for (int r = 0; r < R; ++r) {
-      __m512i& acc = kMins ? mins[r] : scaled[r];
-      acc = _mm512_dpwssd_epi32(acc, group, Broadcast32(x[r]->bsums + 2 * g));
-    }
-  }
-  for (int r = 0; r < R; ++r) {
-    const __m512 term = _mm512_sub_ps(_mm512_mul_ps(p.d, _mm512_cvtepi32_ps(scaled[r])),
-                                      _mm512_mul_ps(p.dmin, _mm512_cvtepi32_ps(mins[r])));
-    const __m512 sum = first ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(store, y[r]);
-    _mm512_mask_storeu_ps(y[r], store, _mm512_add_ps(sum, _mm512_mul_ps(_mm512_set1_ps(x[r]->d), term)));
-  }
-}
-
 // R x rows against an unpacked super-block, sharing each weight vector.
 template <typename T, int R>
 void Tile(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t nb, int64_t b, float* y, int64_t ldy,
@@ -73,7 +50,7 @@ void Tile(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t nb, int64_t 
     const __m512i scale = _mm512_load_si512(p.scale + s);
     for (int r = 0; r < R; ++r) scaled[r] = _mm512_add_epi32(scaled[r], _mm512_mullo_epi32(dot[r], scale));
   }
-  AddTerm<T::kMins, R>(p, xr, scaled, yr, first, store);
+  AddKTerm<T::kMins, R>(p, xr, scaled, yr, first, store);
 }
 
 // Each sink prefetches one slice of the next panel per weight vector, 64
@@ -144,7 +121,7 @@ void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begi
         T::Unpack(row, packed, dot);
         const BlockQ8_K* xr[1] = {x + b};
         float* yr[1] = {y + j0};
-        AddTerm<T::kMins, 1>(*packed, xr, &dot.scaled, yr, first, store);
+        AddKTerm<T::kMins, 1>(*packed, xr, &dot.scaled, yr, first, store);
         continue;
       }
       StoreWeights sink{packed, ahead};
@@ -161,7 +138,56 @@ void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begi
   }
 }
 
+// Rows [i0, i0 + count) of x past an unpacked super-block b, four at a time.
+template <typename T>
+void PackedRows(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t count, int64_t nb, int64_t b, float* y,
+                int64_t ldy, bool first, __mmask16 store) {
+  const int64_t end = i0 + count;
+  int64_t i = i0;
+  for (; i + 4 <= end; i += 4) Tile<T, 4>(p, x, i, nb, b, y, ldy, first, store);
+  switch (end - i) {
+    case 3: Tile<T, 3>(p, x, i, nb, b, y, ldy, first, store); break;
+    case 2: Tile<T, 2>(p, x, i, nb, b, y, ldy, first, store); break;
+    case 1: Tile<T, 1>(p, x, i, nb, b, y, ldy, first, store); break;
+    default: break;
+  }
+}
+
+// Calls f with the traits of dtype as a template argument.
+template <typename F>
+void WithTraits(DType dtype, F f) {
+  switch (dtype) {
+    case DType::kQ2_K: f.template operator()<Q2K>(); return;
+    case DType::kQ3_K: f.template operator()<Q3K>(); return;
+    case DType::kQ4_K: f.template operator()<Q4K>(); return;
+    case DType::kQ5_K: f.template operator()<Q5K>(); return;
+    case DType::kQ6_K: f.template operator()<Q6K>(); return;
+    case DType::kIQ4_XS: f.template operator()<IQ4XS>(); return;
+    default: return;
+  }
+}
+
 }  // namespace
+
+void PackKSuperBlock(const MatrixView& w, int64_t j0, int rows, int64_t b, void* packed) {
+  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
+  const int64_t row_bytes = w.cols / kSuperBlock * block_bytes;
+  const uint8_t* row[16];
+  for (int r = 0; r < 16; ++r) {
+    row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes + b * block_bytes;
+  }
+  // No next panel to prefetch: batches large enough to pack for are not
+  // bound by memory.
+  const PanelPrefetch none(w.data, row_bytes, w.rows, kPanelRows, w.rows, 64);
+  StoreWeights sink{static_cast<PackedK*>(packed), Ahead{&none, 0}};
+  WithTraits(w.dtype, [&]<typename T>() { T::Unpack(row, static_cast<PackedK*>(packed), sink); });
+}
+
+void PackedKRows(DType dtype, const void* packed, const BlockQ8_K* x, int64_t i0, int64_t count, int64_t nb,
+                 int64_t b, float* y, int64_t ldy, bool first, int rows) {
+  const auto& p = *static_cast<const PackedK*>(packed);
+  WithTraits(dtype, [&]<typename T>() { PackedRows<T>(p, x, i0, count, nb, b, y, ldy, first, FirstLanes(rows)); });
+}
 
 void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
              void* scratch, float* y) {

@@ -16,10 +16,11 @@
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
 
-// Stored (packed) weights n stand for n - kOffset: VPDPBUSD and TDPBSUD
-// multiply unsigned weight bytes by signed x bytes, so Q4_0's -8 and Q5_0's
-// -16 offsets, and the 128 added to the signed Q8_0 and IQ4_NL values, are
-// applied as -offset * sum(q) on the block sum.
+// Stored (packed) weights n stand for n - kOffset: VPDPBUSD multiplies
+// unsigned weight bytes by signed x bytes, so Q4_0's -8 and Q5_0's -16
+// offsets, and the 128 added to the signed Q8_0 and IQ4_NL values, are
+// applied as -offset * sum(q) on the block sum (the AMX panels instead
+// center the packed bytes and multiply signed by signed).
 template <Kind K>
 constexpr int kOffset = K == Kind::kQ4_0    ? 8
                         : K == Kind::kQ5_0  ? 16
@@ -43,9 +44,11 @@ constexpr int kPackedMinimumsOffset = 8 * 64 + 64;
 // rule (by tolerance) no longer requires: the update is what bounds the AMX
 // panels' speed, and four vector operations (Q4_1) do what six did. The
 // scalar and AVX2 sets keep GGML's order.
-template <Kind K>
+// kCentered: sumi already is the sum of (stored - offset) times x bytes (the
+// AMX panels' signed weights), the same integer as after the subtraction.
+template <Kind K, bool kCentered = false>
 inline __m512 AddBlockTerm(__m512 acc, __m512i sumi, __m512 d, __m512 m, const QuantizedRows& x, int64_t xb) {
-  if constexpr (kOffset<K> != 0) sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(kOffset<K> * x.sum[xb]));
+  if constexpr (kOffset<K> != 0 && !kCentered) sumi = _mm512_sub_epi32(sumi, _mm512_set1_epi32(kOffset<K> * x.sum[xb]));
   acc = _mm512_fmadd_ps(_mm512_cvtepi32_ps(sumi), _mm512_mul_ps(d, _mm512_set1_ps(x.d[xb])), acc);
   if constexpr (kHasMinimum<K>) acc = _mm512_fmadd_ps(m, _mm512_set1_ps(x.s[xb]), acc);
   return acc;
