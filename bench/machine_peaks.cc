@@ -8,6 +8,8 @@
 #include <thread>
 #include <vector>
 
+#include "pagoda/kernels/cpu/amx/tile_permission.h"
+
 namespace pagoda::bench {
 namespace {
 
@@ -78,6 +80,45 @@ __attribute__((target("avx512f,avx512vnni"))) double VnniGops() {
   return 12.0 * 128 * kIterations / sec * 1e-9;
 }
 
+// One TDPBSSD on full tiles (16 x 64 bytes by 64 x 16) is 16,384 byte
+// products and their sums: 32,768 operations. Four independent
+// accumulator tiles, both sources loaded once; the configuration is a
+// constant object, since LDTILECFG's inline assembly claims to read only 8
+// of its bytes.
+struct alignas(64) TileConfig {
+  uint8_t palette, start_row, reserved[14];
+  uint16_t colsb[16];
+  uint8_t rows[16];
+};
+constexpr TileConfig kFullTiles = {1, 0, {}, {64, 64, 64, 64, 64, 64}, {16, 16, 16, 16, 16, 16}};
+
+__attribute__((target("amx-tile,amx-int8"))) double AmxInt8Gops() {
+  // The sources' values do not change the rate.
+  alignas(64) static int8_t a[16 * 64], b[16 * 64];
+  constexpr int64_t kTileIterations = kIterations / 16;
+  _tile_loadconfig(&kFullTiles);
+  _tile_loadd(0, a, 64);
+  _tile_loadd(1, b, 64);
+  _tile_zero(2);
+  _tile_zero(3);
+  _tile_zero(4);
+  _tile_zero(5);
+  const auto start = Clock::now();
+  for (int64_t i = 0; i < kTileIterations; ++i) {
+    _tile_dpbssd(2, 0, 1);
+    _tile_dpbssd(3, 0, 1);
+    _tile_dpbssd(4, 0, 1);
+    _tile_dpbssd(5, 0, 1);
+  }
+  alignas(64) static int32_t out[16 * 16];
+  _tile_stored(2, out, 64);
+  const double sec = Seconds(start);
+  _tile_release();
+  volatile int32_t keep = out[0];
+  (void)keep;
+  return 4.0 * 32768 * static_cast<double>(kTileIterations) / sec * 1e-9;
+}
+
 // Sums 64-bit words of a buffer larger than any cache, split over `threads`.
 double ReadGbs(const std::vector<uint64_t>& buffer, int threads) {
   std::vector<uint64_t> sums(static_cast<size_t>(threads));
@@ -114,6 +155,7 @@ MachinePeaks MeasureMachinePeaks() {
     peaks.f32_gflops_per_core = Avx2FmaGflops();
   }
   if (__builtin_cpu_supports("avx512vnni")) peaks.int8_gops_per_core = VnniGops();
+  if (kernels::cpu::AmxTilesUsable()) peaks.amx_int8_gops_per_core = AmxInt8Gops();
   std::vector<uint64_t> buffer((size_t{256} << 20) / sizeof(uint64_t), 1);
   ReadGbs(buffer, 1);  // the first pass faults the pages in
   peaks.dram_gbs_one_thread = ReadGbs(buffer, 1);
