@@ -14,6 +14,7 @@
 
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
 #include "pagoda/kernels/cpu/amx/amx_kernels.h"
+#include "pagoda/kernels/cpu/amx/tile_sums_amx.h"
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/k_unpack_avx512.h"
 
@@ -26,44 +27,9 @@ using avx512::PackedK;
 constexpr int kTileRows = 16;
 constexpr int64_t kSumsInts = kTileRows * 16;
 
-// LDTILECFG operands (palette 1), one per sub-block size: tiles 0 and 1
-// hold 16 x rows' bytes of one sub-block (A), 2 and 3 its weight vectors
-// (B: one row of 16 dwords per 4 elements), 4 to 7 the 16 x 16 sums (C) of
-// four sub-blocks in flight. Constant objects, because LDTILECFG's inline
-// assembly tells the compiler it reads only 8 of their bytes.
-struct alignas(64) TileConfig {
-  uint8_t palette;
-  uint8_t start_row;
-  uint8_t reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
-template <int kSub>
-constexpr TileConfig kTileConfig = {
-    .palette = 1,
-    .start_row = 0,
-    .reserved = {},
-    .colsb = {kSub, kSub, 64, 64, 64, 64, 64, 64},
-    .rows = {16, 16, kSub / 4, kSub / 4, 16, 16, 16, 16},
-};
-
-// Tile numbers are part of the instruction: one function per sums tile.
-#define PAGODA_AMX_SUB_BLOCK_SUMS(name, a, bt, c)                                    \
-  inline void name(const int8_t* xq, int64_t x_stride, const __m512i* weights) {    \
-    _tile_loadd(a, xq, x_stride);                                                   \
-    _tile_loadd(bt, weights, 64);                                                   \
-    _tile_zero(c);                                                                  \
-    _tile_dpbsud(c, a, bt);                                                         \
-  }
-PAGODA_AMX_SUB_BLOCK_SUMS(SubBlockSumsInTile4, 0, 2, 4)
-PAGODA_AMX_SUB_BLOCK_SUMS(SubBlockSumsInTile5, 1, 3, 5)
-PAGODA_AMX_SUB_BLOCK_SUMS(SubBlockSumsInTile6, 0, 2, 6)
-PAGODA_AMX_SUB_BLOCK_SUMS(SubBlockSumsInTile7, 1, 3, 7)
-#undef PAGODA_AMX_SUB_BLOCK_SUMS
-
 // The int32 sums of every sub-block of super-block b for x rows [i0, i0 +
-// 16), into sums[s][row][weight row]; four products in flight before their
-// sums are stored.
+// 16), into sums[s][row][weight row], four sub-blocks at a time (16 or 8
+// sub-blocks: a multiple of four).
 template <typename T>
 void StoreSubBlockSums(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t nb, int64_t b, int32_t* sums) {
   constexpr int kSubBlocks = 256 / T::kSub;
@@ -71,14 +37,8 @@ void StoreSubBlockSums(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t
   const int8_t* xq = x[i0 * nb + b].qs;
   const auto stride = static_cast<int64_t>(nb * sizeof(BlockQ8_K));
   for (int s = 0; s < kSubBlocks; s += 4) {
-    SubBlockSumsInTile4(xq + s * T::kSub, stride, p.w + s * kVecs);
-    SubBlockSumsInTile5(xq + (s + 1) * T::kSub, stride, p.w + (s + 1) * kVecs);
-    SubBlockSumsInTile6(xq + (s + 2) * T::kSub, stride, p.w + (s + 2) * kVecs);
-    SubBlockSumsInTile7(xq + (s + 3) * T::kSub, stride, p.w + (s + 3) * kVecs);
-    _tile_stored(4, sums + s * kSumsInts, 64);
-    _tile_stored(5, sums + (s + 1) * kSumsInts, 64);
-    _tile_stored(6, sums + (s + 2) * kSumsInts, 64);
-    _tile_stored(7, sums + (s + 3) * kSumsInts, 64);
+    StoreFourBlockSums<false>(
+        xq + s * T::kSub, stride, T::kSub, [&](int i) { return p.w + (s + i) * kVecs; }, sums + s * kSumsInts);
   }
 }
 
@@ -116,7 +76,7 @@ void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begi
   // Scratch: the unpacked super-block, then a row tile's sub-block sums.
   auto* packed = static_cast<PackedK*>(scratch);
   auto* sums = reinterpret_cast<int32_t*>(packed + 1);
-  _tile_loadconfig(&kTileConfig<T::kSub>);
+  _tile_loadconfig(&kSumsTileConfig<T::kSub>);
   for (int64_t j0 = row_begin; j0 < row_end; j0 += avx512::kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < avx512::kPanelRows ? row_end - j0 : avx512::kPanelRows);
     const __mmask16 store = avx512::FirstLanes(rows);

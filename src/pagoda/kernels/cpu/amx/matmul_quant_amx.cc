@@ -23,6 +23,7 @@
 
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
 #include "pagoda/kernels/cpu/amx/amx_kernels.h"
+#include "pagoda/kernels/cpu/amx/tile_sums_amx.h"
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/quant_panel_avx512.h"
 
@@ -35,47 +36,6 @@ using avx512::kPackedMinimumsOffset;
 using avx512::kPackedScalesOffset;
 
 constexpr int kTileRows = 16;
-
-// LDTILECFG's 64-byte operand (palette 1). Tiles 0 and 1 hold 16 x rows'
-// 32 bytes of one block (A), 2 and 3 a packed block's 8 rows of 16 dwords
-// (B), and 4 to 7 the 16 x 16 block sums (C) of four blocks in flight. A
-// constant object, because LDTILECFG's inline assembly tells the compiler
-// it reads only 8 of its bytes.
-struct alignas(64) TileConfig {
-  uint8_t palette;
-  uint8_t start_row;
-  uint8_t reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
-constexpr TileConfig kTileConfig = {
-    .palette = 1,
-    .start_row = 0,
-    .reserved = {},
-    .colsb = {32, 32, 64, 64, 64, 64, 64, 64},
-    .rows = {16, 16, 8, 8, 16, 16, 16, 16},
-};
-
-// Tile numbers are part of the instruction, so each of the four sums tiles
-// in flight has its own function; the A and B tiles alternate between two.
-// TDPBSUD takes the packed weights as they are (unsigned); TDPBSSD takes
-// them centered (CenterPanel), for the kinds stored plus an offset.
-#define PAGODA_AMX_BLOCK_SUMS(name, product, a, bt, c)                                   \
-  inline void name(const int8_t* xq, int64_t x_stride, const uint8_t* block) {          \
-    _tile_loadd(a, xq, x_stride);                                                       \
-    _tile_loadd(bt, block, 64);                                                         \
-    _tile_zero(c);                                                                      \
-    product(c, a, bt);                                                                  \
-  }
-PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile4, _tile_dpbsud, 0, 2, 4)
-PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile5, _tile_dpbsud, 1, 3, 5)
-PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile6, _tile_dpbsud, 0, 2, 6)
-PAGODA_AMX_BLOCK_SUMS(UnsignedSumsInTile7, _tile_dpbsud, 1, 3, 7)
-PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile4, _tile_dpbssd, 0, 2, 4)
-PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile5, _tile_dpbssd, 1, 3, 5)
-PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile6, _tile_dpbssd, 0, 2, 6)
-PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile7, _tile_dpbssd, 1, 3, 7)
-#undef PAGODA_AMX_BLOCK_SUMS
 
 // The kinds stored plus an offset (Q4_0, Q5_0, Q8_0, IQ4_NL) are centered
 // once per panel, so that their sums need no -offset * sum(q) per block.
@@ -93,21 +53,6 @@ void CenterPanel(uint8_t* packed, int64_t nb) {
   }
 }
 
-template <Kind K, int kTile>
-inline void BlockSums(const int8_t* xq, int64_t x_stride, const uint8_t* block) {
-  if constexpr (kCentered<K>) {
-    if constexpr (kTile == 4) SignedSumsInTile4(xq, x_stride, block);
-    if constexpr (kTile == 5) SignedSumsInTile5(xq, x_stride, block);
-    if constexpr (kTile == 6) SignedSumsInTile6(xq, x_stride, block);
-    if constexpr (kTile == 7) SignedSumsInTile7(xq, x_stride, block);
-  } else {
-    if constexpr (kTile == 4) UnsignedSumsInTile4(xq, x_stride, block);
-    if constexpr (kTile == 5) UnsignedSumsInTile5(xq, x_stride, block);
-    if constexpr (kTile == 6) UnsignedSumsInTile6(xq, x_stride, block);
-    if constexpr (kTile == 7) UnsignedSumsInTile7(xq, x_stride, block);
-  }
-}
-
 // Blocks whose sums are stored before they are folded: 12 KiB of sums,
 // which stay in L1 beside the packed panel however wide the rows are. (All
 // 48 blocks of the default model's 1536-column rows at once, 48 KiB, ran
@@ -116,28 +61,19 @@ constexpr int64_t kChunkBlocks = 12;
 constexpr int64_t kSumsInts = kTileRows * 16;
 
 // The int32 sums of blocks [b0, b1) of x rows [i0, i0 + kTileRows) against
-// a packed panel, into sums[b - b0][row][weight row]. Four blocks' products
-// are issued before their sums are stored, so that no store waits on the
-// product just issued.
+// a packed panel, into sums[b - b0][row][weight row], four blocks at a time.
 template <Kind K>
 void StoreBlockSums(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t b0, int64_t b1,
                     int32_t* sums) {
   const int8_t* xq = x.qs + i0 * x.k;
   int64_t b = b0;
   for (; b + 4 <= b1; b += 4) {
-    int32_t* out = sums + (b - b0) * kSumsInts;
-    BlockSums<K, 4>(xq + b * 32, x.k, packed + b * kPackedBytes<K>);
-    BlockSums<K, 5>(xq + (b + 1) * 32, x.k, packed + (b + 1) * kPackedBytes<K>);
-    BlockSums<K, 6>(xq + (b + 2) * 32, x.k, packed + (b + 2) * kPackedBytes<K>);
-    BlockSums<K, 7>(xq + (b + 3) * 32, x.k, packed + (b + 3) * kPackedBytes<K>);
-    _tile_stored(4, out, 64);
-    _tile_stored(5, out + kSumsInts, 64);
-    _tile_stored(6, out + 2 * kSumsInts, 64);
-    _tile_stored(7, out + 3 * kSumsInts, 64);
+    StoreFourBlockSums<kCentered<K>>(
+        xq + b * 32, x.k, 32, [&](int i) { return packed + (b + i) * kPackedBytes<K>; },
+        sums + (b - b0) * kSumsInts);
   }
   for (; b < b1; ++b) {
-    BlockSums<K, 4>(xq + b * 32, x.k, packed + b * kPackedBytes<K>);
-    _tile_stored(4, sums + (b - b0) * kSumsInts, 64);
+    StoreOneBlockSums<kCentered<K>>(xq + b * 32, x.k, packed + b * kPackedBytes<K>, sums + (b - b0) * kSumsInts);
   }
 }
 
@@ -177,7 +113,7 @@ template <Kind K>
 void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end, void* scratch,
             float* y) {
   const int64_t whole = x.m / kTileRows * kTileRows;
-  _tile_loadconfig(&kTileConfig);
+  _tile_loadconfig(&kSumsTileConfig<32>);
   // Scratch: the packed panel, then a chunk's block sums.
   int32_t* sums = static_cast<int32_t*>(
       static_cast<void*>(static_cast<uint8_t*>(scratch) + x.k / 32 * kPackedBytes<K>));
