@@ -9,6 +9,8 @@
 //     super-block types at [1536 -> 576] (ffn_down, the one projection of
 //     this model whose rows hold a whole number of 256-element blocks);
 //     m = 1 also "cold", with the weights read from memory as in decode
+//   Where a set repacks a type at load (packed_weights.h), each of those runs
+//     also "packed": the copy the engine reads
 //   A layer's Q, K and V (Q4_1) as three MatMul calls and as one MatMuls call
 //   PagedAttention decode, 512 and 4096 positions, 9 heads over 3 KV heads of 64,
 //   a prompt's last 512 rows at 4096 positions, and a decode step of 32
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <numeric>
@@ -33,6 +36,7 @@
 #include <vector>
 
 #include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/packed_weights.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/quantize/weight_quantizer.h"
@@ -102,10 +106,13 @@ void SetFlops(benchmark::State& state, double flops_per_iteration) {
 // set == nullptr runs the single-threaded reference. `cold` cycles through
 // copies of w that together exceed the last-level cache, so that every call
 // reads its weights from memory, as a decode step of a real model does.
+// `packed` runs the weights repacked for the set (packed_weights.h), as the
+// engine does; without it the set reads the GGUF rows in place.
 void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, int64_t m,
-                    const cpu::KernelSet* set, int threads, bool cold = false) {
+                    const cpu::KernelSet* set, int threads, bool cold = false, bool packed = false) {
   const std::string full = name + "/" + (set ? set->name : "reference") + "/m:" + std::to_string(m) +
-                           (set ? "/threads:" + std::to_string(threads) : "") + (cold ? "/cold" : "");
+                           (set ? "/threads:" + std::to_string(threads) : "") + (cold ? "/cold" : "") +
+                           (packed ? "/packed" : "");
   benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
     const int64_t rows = w->view.rows;
     const int64_t cols = w->view.cols;
@@ -113,17 +120,26 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
     std::vector<float> y(static_cast<size_t>(m * rows));
     ThreadPool pool(threads);
     ComputeContext ctx(set ? *set : cpu::BestKernelSet(), pool);
-    constexpr size_t kColdBytes = size_t{256} << 20;
-    const size_t copies = cold ? (kColdBytes + w->bytes.size() - 1) / w->bytes.size() : 0;
-    std::vector<uint8_t> cold_bytes(copies * w->bytes.size());
-    for (size_t c = 0; c < copies; ++c) {
-      std::memcpy(cold_bytes.data() + c * w->bytes.size(), w->bytes.data(), w->bytes.size());
+    MatrixView base = w->view;
+    PackedWeights packed_weights;
+    if (packed) {
+      MatrixView* views[] = {&base};
+      packed_weights = PackedWeights::Pack(ctx, views);
     }
+    // The bytes each call reads: the packed copy's, or the rows'.
+    const size_t bytes = packed ? static_cast<size_t>(packed_weights.bytes()) : w->bytes.size();
+    const void* source = packed ? base.panels : base.data;
+    constexpr size_t kColdBytes = size_t{256} << 20;
+    const size_t copies = cold ? (kColdBytes + bytes - 1) / bytes : 0;
+    // 64-byte aligned, as the packed planes must be.
+    std::unique_ptr<uint8_t, decltype(&std::free)> cold_bytes(
+        static_cast<uint8_t*>(std::aligned_alloc(64, std::max<size_t>(copies * bytes, 64))), &std::free);
+    for (size_t c = 0; c < copies; ++c) std::memcpy(cold_bytes.get() + c * bytes, source, bytes);
     size_t next = 0;
     for (auto _ : state) {
-      MatrixView view = w->view;
+      MatrixView view = base;
       if (cold) {
-        view.data = cold_bytes.data() + next * w->bytes.size();
+        (packed ? view.panels : view.data) = cold_bytes.get() + next * bytes;
         next = (next + 1) % copies;
       }
       if (set) {
@@ -144,9 +160,22 @@ void RegisterMatMul(const std::string& name, std::shared_ptr<const Matrix> w, in
       if (int8 && std::string_view(set->name) == "amx") {
         SetShareOfPeak(state, "%amx_peak", ops, g_peaks.amx_int8_gops_per_core * 1e9 * threads);
       }
-      if (cold) SetShareOfPeak(state, "%DRAM", static_cast<double>(w->bytes.size()), DramPeak(threads));
+      if (cold) SetShareOfPeak(state, "%DRAM", static_cast<double>(bytes), DramPeak(threads));
     }
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
+}
+
+// Whether the set repacks this type at load, so that the packed run is the one the engine makes.
+bool Repacks(const cpu::KernelSet* set, DType dtype) {
+  if (set == nullptr || set->simd == nullptr || set->simd->packed_bytes == nullptr) return false;
+  return set->simd->packed_bytes(MatrixView{dtype, nullptr, 16, 256}) > 0;
+}
+
+// The set on the rows in place, and (where it repacks them) on the packed copy.
+void RegisterMatMulBothWays(const std::string& name, std::shared_ptr<const Matrix> w, int64_t m,
+                            const cpu::KernelSet* set, int threads, bool cold = false) {
+  RegisterMatMul(name, w, m, set, threads, cold);
+  if (Repacks(set, w->view.dtype)) RegisterMatMul(name, w, m, set, threads, cold, /*packed=*/true);
 }
 
 // A layer's Q, K and V projections (Q4_1, 576 -> 576, 192, 192) from one
@@ -289,9 +318,9 @@ void RegisterBlockTypes(std::span<const cpu::KernelSet* const> sets) {
     for (const cpu::KernelSet* set : sets) {
       if (set->simd == nullptr) continue;
       for (int64_t m : {1, 128}) {
-        for (int threads : {1, 2}) RegisterMatMul(name, w, m, set, threads);
+        for (int threads : {1, 2}) RegisterMatMulBothWays(name, w, m, set, threads);
       }
-      for (int threads : {1, 2}) RegisterMatMul(name, w, 1, set, threads, /*cold=*/true);
+      for (int threads : {1, 2}) RegisterMatMulBothWays(name, w, 1, set, threads, /*cold=*/true);
     }
   }
 }
@@ -302,13 +331,13 @@ void RegisterAll() {
   for (int64_t m : {1, 16, 128, 512}) {
     RegisterMatMul("MatMulQ4_1_576x1536", up, m, nullptr, 1);
     for (const cpu::KernelSet* set : sets) {
-      for (int threads : {1, 2}) RegisterMatMul("MatMulQ4_1_576x1536", up, m, set, threads);
+      for (int threads : {1, 2}) RegisterMatMulBothWays("MatMulQ4_1_576x1536", up, m, set, threads);
     }
   }
   const std::shared_ptr<const Matrix> head = MakeMatrix(DType::kQ8_0, 49152, 576);
   RegisterMatMul("MatMulQ8_0_576x49152", head, 1, nullptr, 1);
   for (const cpu::KernelSet* set : sets) {
-    for (int threads : {1, 2}) RegisterMatMul("MatMulQ8_0_576x49152", head, 1, set, threads);
+    for (int threads : {1, 2}) RegisterMatMulBothWays("MatMulQ8_0_576x49152", head, 1, set, threads);
   }
   RegisterBlockTypes(sets);
   for (int64_t m : {1, 32}) {

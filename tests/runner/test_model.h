@@ -18,13 +18,24 @@
 
 namespace pagoda::testing {
 
-// The model, or the error that loading it gave. The set-up script always
-// installs it, so a missing model fails the tests rather than skipping them.
+// The default model loaded afresh; `packed`: its weights repacked for the
+// best kernel set, as the engine runs them.
+inline StatusOr<std::unique_ptr<Model>> LoadTestModel(bool packed) {
+  PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(PAGODA_TEST_MODEL));
+  PAGODA_ASSIGN_OR_RETURN(auto model, LoadModel(std::shared_ptr<const gguf::GgufFile>(std::move(file))));
+  if (packed) {
+    ThreadPool pool(1);
+    kernels::ComputeContext ctx(kernels::cpu::BestKernelSet(), pool);
+    model->PackWeights(ctx);
+  }
+  return model;
+}
+
+// The model, repacked, or the error that loading it gave. The set-up script
+// always installs it, so a missing model fails the tests rather than
+// skipping them.
 inline StatusOr<Model*> SharedTestModel() {
-  static StatusOr<std::unique_ptr<Model>> model = []() -> StatusOr<std::unique_ptr<Model>> {
-    PAGODA_ASSIGN_OR_RETURN(auto file, gguf::GgufFile::Open(PAGODA_TEST_MODEL));
-    return LoadModel(std::shared_ptr<const gguf::GgufFile>(std::move(file)));
-  }();
+  static StatusOr<std::unique_ptr<Model>> model = LoadTestModel(/*packed=*/true);
   if (!model.ok()) return model.status();
   return model->get();
 }
@@ -45,10 +56,14 @@ struct TestRunner {
   std::unique_ptr<kernels::ComputeContext> compute;
   std::unique_ptr<ModelRunner> runner;
 
-  static std::unique_ptr<TestRunner> Create(int64_t num_blocks, DType kv_dtype, int threads = 2) {
-    auto loaded = SharedTestModel();
-    if (!loaded.ok()) return nullptr;
-    Model* model = *loaded;
+  // On `model`, or the shared one when null.
+  static std::unique_ptr<TestRunner> Create(int64_t num_blocks, DType kv_dtype, int threads = 2,
+                                            Model* model = nullptr) {
+    if (model == nullptr) {
+      auto loaded = SharedTestModel();
+      if (!loaded.ok()) return nullptr;
+      model = *loaded;
+    }
     const ModelConfig& c = model->config();
     KvCacheShape shape{c.num_layers, c.num_kv_heads, c.head_dim, 16, kv_dtype};
     auto t = std::make_unique<TestRunner>();

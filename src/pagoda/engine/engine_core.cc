@@ -224,6 +224,12 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
     }
   }
   core->compute_ = std::make_unique<kernels::ComputeContext>(*kernel_set, *core->pool_);
+  const double pack_start = Now();
+  const int64_t packed_bytes = core->model_->PackWeights(*core->compute_);
+  if (packed_bytes > 0) {
+    spdlog::info("weights repacked for the {} kernels: {} MiB in {:.0f} ms", kernel_set->name,
+                 packed_bytes >> 20, 1e3 * (Now() - pack_start));
+  }
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
   core->runner_->Reserve(config.max_num_batched_tokens, config.max_num_seqs);
   PAGODA_ASSIGN_OR_RETURN(core->extra_eos_ids_, ExtraEosIds(generation, *core->tokenizer_, mc.vocab_size));

@@ -31,6 +31,12 @@ struct MatrixView {
   // [0, cols)), or element k when null: GPTQ's act-order checkpoints, whose
   // quantization groups are contiguous only in that order.
   const int32_t* input_order = nullptr;
+  // The same weights repacked at load (packed_weights.h) into the layout of
+  // the kernel set that will run them, or null. `panels_layout` names that
+  // layout (its packing function); a set reads `panels` only where the
+  // layout is its own, and `data` otherwise, which stays valid.
+  const void* panels = nullptr;
+  const void* panels_layout = nullptr;
 };
 
 // One layer's KV cache, the PagedAttention arena: K and V each

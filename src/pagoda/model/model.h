@@ -53,6 +53,12 @@ class Model {
   // of stepping up (by doubling) the first time a step is wider than any
   // before. A larger step still runs, growing the buffers.
   virtual void ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) = 0;
+  // Repacks the weights into the layout that ctx's kernel set reads fastest
+  // (kernels/packed_weights.h), once, before the model runs with it. Forward
+  // is right with or without it, and with any kernel set afterwards.
+  // Returns the bytes of the repacked copies (0: the set reads the weights
+  // in place).
+  virtual int64_t PackWeights(kernels::ComputeContext& ctx) = 0;
 };
 
 // Builds the model that the file's architecture names. The file must outlive

@@ -102,6 +102,7 @@ StatusOr<const float*> WeightLoader::F32Vector(const std::string& name, int64_t 
 
 kernels::MatrixView SliceRows(const kernels::MatrixView& m, int64_t begin, int64_t count) {
   PAGODA_CHECK(begin >= 0 && count >= 0 && begin + count <= m.rows);
+  // Any repacked copy is left behind: its panels need not start at `begin`.
   return {m.dtype, static_cast<const uint8_t*>(m.data) + begin * DTypeRowBytes(m.dtype, m.cols), count, m.cols,
           m.input_order};
 }

@@ -71,6 +71,8 @@ constexpr SimdMatMulOps kAvx512MatMul = {
     .f32 = avx512::PanelsF32,
     .f16 = avx512::PanelsF16,
     .bf16 = avx512::PanelsBF16,
+    .packed_bytes = avx512::PanelPlanesBytes,
+    .pack = avx512::PackPanelPlanes,
 };
 
 // AVX-512 with AVX512-BF16: BF16 weights through VDPBF16PS

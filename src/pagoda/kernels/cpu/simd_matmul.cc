@@ -50,6 +50,15 @@ Path PathOf(const SimdMatMulOps& ops, DType t) {
   return Path::kQuant;
 }
 
+// w as the panels see it: its packed copy only where this set wrote it.
+MatrixView OwnPanelsOnly(const SimdMatMulOps& ops, const MatrixView& w) {
+  MatrixView view = w;
+  if (w.panels_layout == nullptr || w.panels_layout != reinterpret_cast<const void*>(ops.pack)) {
+    view.panels = nullptr;
+  }
+  return view;
+}
+
 // Every target's panels numbered one after another; Run(worker, pb, pe)
 // calls panel(target, row_begin, row_end) for the rows of panels [pb, pe).
 class PanelSpace {
@@ -140,7 +149,7 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
       pool.ParallelForWorkers(space.size(), [&](int worker, int64_t pb, int64_t pe) {
         void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block));
         space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
-          QuantPanel(ops, t.w->dtype)(xq, *t.w, begin, end, scratch, t.y);
+          QuantPanel(ops, t.w->dtype)(xq, OwnPanelsOnly(ops, *t.w), begin, end, scratch, t.y);
         });
       });
       return;

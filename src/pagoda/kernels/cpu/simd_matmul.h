@@ -55,6 +55,12 @@ using QuantPanelFn = void (*)(const QuantizedRows& x, const MatrixView& w, int64
 // k_scratch_bytes_per_super_block bytes, 64-byte aligned.
 using KPanelFn = void (*)(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin,
                           int64_t row_end, void* scratch, float* y);
+// Packs panels [panel_begin, panel_end) of w (panel_rows rows each) into
+// out, the weights' copy in the layout the set's panels read (64-byte
+// aligned, of the size PackedBytesFn gave).
+using PackPanelsFn = void (*)(const MatrixView& w, int64_t panel_begin, int64_t panel_end, void* out);
+// The bytes of that copy, or 0 for weights the set reads in place.
+using PackedBytesFn = int64_t (*)(const MatrixView& w);
 using FloatPanelFn = void (*)(const float* x, int64_t m, const MatrixView& w, int64_t row_begin,
                               int64_t row_end, float* y);
 
@@ -74,6 +80,9 @@ struct SimdMatMulOps {
   FloatPanelFn f32;
   FloatPanelFn f16;
   FloatPanelFn bf16;
+  // Repacking at load; null where the set reads every type in place.
+  PackedBytesFn packed_bytes = nullptr;
+  PackPanelsFn pack = nullptr;
 };
 
 // Runs on ctx's pool, with its scratch memory.

@@ -23,6 +23,27 @@ void Decoder::AddResidual(kernels::ComputeContext& ctx, float* x, float* out, co
 
 // A mixture-of-experts layer's buffers (per expert and choice) are not
 // reserved: they grow on demand.
+int64_t Decoder::PackWeights(kernels::ComputeContext& ctx) {
+  std::vector<kernels::MatrixView*> views{&head_.output()};
+  auto add_mlp = [&](MlpWeights& m) {
+    views.insert(views.end(), {&m.gate, &m.up, &m.down});
+  };
+  for (DecoderLayer& l : layers_) {
+    views.insert(views.end(), {&l.attn.q, &l.attn.k, &l.attn.v, &l.attn.o});
+    if (l.mlp) add_mlp(*l.mlp);
+    if (l.moe) {
+      views.push_back(&l.moe->router);
+      for (MlpWeights& e : l.moe->experts) add_mlp(e);
+      if (l.moe->shared) {
+        add_mlp(l.moe->shared->mlp);
+        views.push_back(&l.moe->shared->gate);
+      }
+    }
+  }
+  packed_ = kernels::PackedWeights::Pack(ctx, views);
+  return packed_.bytes();
+}
+
 void Decoder::ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) {
   const int64_t d = config_.hidden_size;
   ReserveRows(x_, max_tokens, d);

@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "pagoda/kernels/packed_weights.h"
 #include "pagoda/model/layers/attention.h"
 #include "pagoda/model/layers/decoder_head.h"
 #include "pagoda/model/layers/mlp.h"
@@ -51,6 +52,7 @@ class Decoder final : public Model {
   void Forward(const ForwardBatch& batch, std::span<const kernels::KvCacheLayer> kv_cache,
                kernels::ComputeContext& ctx, float* logits) override;
   void ReserveActivations(int64_t max_tokens, int64_t max_logit_rows) override;
+  int64_t PackWeights(kernels::ComputeContext& ctx) override;
 
  private:
   // x += post_norm(out) over rows, through the `normed` buffer when there is a norm.
@@ -61,6 +63,7 @@ class Decoder final : public Model {
   DecoderSpec spec_;
   DecoderHead head_;
   std::vector<DecoderLayer> layers_;
+  kernels::PackedWeights packed_;
   SelfAttention attention_;
   GatedMlp mlp_;
   MoeMlp moe_;

@@ -25,6 +25,8 @@ class DecoderHead {
   void Logits(const Step& step, const float* x, float eps, float* logits);
   // Backs the buffers of up to `rows` logits rows (Model::ReserveActivations).
   void Reserve(int64_t rows);
+  // The LM head, for repacking (the embedding is read by rows, in place).
+  kernels::MatrixView& output() { return output_; }
 
  private:
   kernels::MatrixView token_embd_{};

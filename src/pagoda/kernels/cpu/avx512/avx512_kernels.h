@@ -32,6 +32,14 @@ void PanelsQ5_1(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, 
 void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int64_t row_end,
                   void* scratch, float* y);
 
+// Those weights repacked at load into panel planes (panel_planes_avx512.h),
+// which the panels read instead of gathering from the GGUF rows: the bytes
+// that w's planes take (0 for the types read in place), and the packing of
+// panels [panel_begin, panel_end) into `planes` (64-byte aligned, sized
+// PanelPlanesBytes(w)).
+int64_t PanelPlanesBytes(const MatrixView& w);
+void PackPanelPlanes(const MatrixView& w, int64_t panel_begin, int64_t panel_end, void* planes);
+
 // The pieces of those panels that the AMX panels build on
 // (quant_panel_avx512.h has the packed layout): unpack weight rows [j0, j0 +
 // rows) of w, rows <= 16, into packed scratch of w.cols / 32 packed blocks;
@@ -51,6 +59,12 @@ void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_beg
 // to y (the running sums; on the first super-block, y[i * ldy + l] is
 // written) for its first `rows` rows l.
 void PackKSuperBlock(const MatrixView& w, int64_t j0, int rows, int64_t b, void* packed);
+
+// Their panel planes, as PanelPlanesBytes and PackPanelPlanes (which call
+// these for the super-block types): per super-block of a 16-row panel, the
+// vectors its unpacker gathers, in order (k_unpack_avx512.h's KRecorder).
+int64_t KPanelPlanesBytes(const MatrixView& w);
+void PackKPanelPlanes(const MatrixView& w, int64_t panel_begin, int64_t panel_end, void* planes);
 void PackedKRows(DType dtype, const void* packed, const BlockQ8_K* x, int64_t i0, int64_t count, int64_t nb,
                  int64_t b, float* y, int64_t ldy, bool first, int rows);
 

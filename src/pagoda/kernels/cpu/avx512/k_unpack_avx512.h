@@ -35,6 +35,40 @@ struct alignas(64) PackedK {
   __m512 dmin;
 };
 
+// Where an unpacker's 16-row gathers come from. All that it reads of a
+// super-block goes through Dwords (GatherDwords) and LastDword
+// (GatherLastDword), in an order that does not depend on the data. KRows
+// gathers from the panel's 16 GGUF rows. KRecorder gathers the same way and
+// appends each vector to the weights' panel planes (repacked at load,
+// simd_matmul.h), and KReplay loads them back from there in that order. So
+// an unpacker sees the same vectors from either, and only the planes skip
+// the gathers' loads, inserts and transposes.
+struct KRows {
+  const uint8_t* row[16];  // the super-block in each row
+  void Dwords(int64_t offset, __m512i out[4]) const { GatherDwords(row, offset, out); }
+  __m512i LastDword(int64_t offset) const { return GatherLastDword(row, offset); }
+};
+struct KRecorder {
+  KRows rows;
+  __m512i* next;
+  void Dwords(int64_t offset, __m512i out[4]) {
+    rows.Dwords(offset, out);
+    for (int t = 0; t < 4; ++t) _mm512_store_si512(next++, out[t]);
+  }
+  __m512i LastDword(int64_t offset) {
+    const __m512i v = rows.LastDword(offset);
+    _mm512_store_si512(next++, v);
+    return v;
+  }
+};
+struct KReplay {
+  const __m512i* next;
+  void Dwords(int64_t, __m512i out[4]) {
+    for (int t = 0; t < 4; ++t) out[t] = _mm512_load_si512(next++);
+  }
+  __m512i LastDword(int64_t) { return _mm512_load_si512(next++); }
+};
+
 // The GatherDwords transposes come first, so that every bit operation after
 // them runs on 16 rows at once and leaves its result in VPDPBUSD's layout
 // (reference/k_block_decode.cc documents the bit layouts).
@@ -93,13 +127,13 @@ inline void ScalesK4(const __m512i hdr[4], PackedK* out) {
 // Q4_K/Q5_K's nibbles at `offset`: 32 bytes per 64 elements, low nibbles
 // (sub-block 2j) then high ones (2j + 1). With `high`, Q5_K's qh dwords, bit
 // s of a byte is the fifth bit of the same byte position in sub-block s.
-template <typename Sink>
-void NibblesK4(const uint8_t* const row[16], int64_t offset, const __m512i* high, Sink& put) {
+template <typename Src, typename Sink>
+void NibblesK4(Src& src, int64_t offset, const __m512i* high, Sink& put) {
   const __m512i low4 = Bytes(0x0f), bit4 = Bytes(0x10);
 #pragma GCC unroll 64
   for (int g = 0; g < 8; ++g) {
     __m512i o[4];
-    GatherDwords(row, offset + 16 * g, o);
+    src.Dwords(offset + 16 * g, o);
     const int j = g / 2, h = g % 2;
 #pragma GCC unroll 64
     for (int q = 0; q < 4; ++q) {
@@ -114,30 +148,30 @@ void NibblesK4(const uint8_t* const row[16], int64_t offset, const __m512i* high
   }
 }
 
-template <typename Sink>
-void UnpackQ4K(const uint8_t* const row[16], PackedK* out, Sink& put) {
+template <typename Src, typename Sink>
+void UnpackQ4K(Src& src, PackedK* out, Sink& put) {
   __m512i hdr[4];
-  GatherDwords(row, 0, hdr);
+  src.Dwords(0, hdr);
   ScalesK4(hdr, out);
-  NibblesK4(row, 16, nullptr, put);
+  NibblesK4(src, 16, nullptr, put);
 }
 
-template <typename Sink>
-void UnpackQ5K(const uint8_t* const row[16], PackedK* out, Sink& put) {
+template <typename Src, typename Sink>
+void UnpackQ5K(Src& src, PackedK* out, Sink& put) {
   __m512i hdr[4], qh[8];
-  GatherDwords(row, 0, hdr);
+  src.Dwords(0, hdr);
   ScalesK4(hdr, out);
-  GatherDwords(row, 16, qh);
-  GatherDwords(row, 32, qh + 4);
-  NibblesK4(row, 48, qh, put);
+  src.Dwords(16, qh);
+  src.Dwords(32, qh + 4);
+  NibblesK4(src, 48, qh, put);
 }
 
 // Q6_K: element 128h + 32q + l takes nibble q / 2 of ql[64h + 32(q % 2) + l]
 // and pair q of qh[32h + l]; values are stored plus 32.
-template <typename Sink>
-void UnpackQ6K(const uint8_t* const row[16], PackedK* out, Sink& put) {
+template <typename Src, typename Sink>
+void UnpackQ6K(Src& src, PackedK* out, Sink& put) {
   __m512i sc[4];
-  GatherDwords(row, 192, sc);
+  src.Dwords(192, sc);
 #pragma GCC unroll 16
   for (int s = 0; s < 16; ++s) out->scale[s] = _mm512_srai_epi32(Pick(sc[s / 4], -1, -1, -1, s % 4), 24);
 #pragma GCC unroll 8
@@ -146,20 +180,20 @@ void UnpackQ6K(const uint8_t* const row[16], PackedK* out, Sink& put) {
     const __m512i scaled = _mm512_srai_epi16(Pick(sc[g / 2], -1, 2 * g % 4, -1, 2 * g % 4 + 1), 3);
     out->group[g] = _mm512_sub_epi16(_mm512_setzero_si512(), scaled);
   }
-  out->d = HalfHigh(GatherLastDword(row, 194));  // bytes 206-209: scales 14-15, d
+  out->d = HalfHigh(src.LastDword(194));  // bytes 206-209: scales 14-15, d
   out->dmin = _mm512_setzero_ps();
   const __m512i low4 = Bytes(0x0f), pair = Bytes(0x30);
   // A half's 8 qh dwords and 8 ql dwords at a time fit the registers.
 #pragma GCC unroll 2
   for (int h = 0; h < 2; ++h) {
     __m512i qh[8];
-    GatherDwords(row, 128 + 32 * h, qh);
-    GatherDwords(row, 128 + 32 * h + 16, qh + 4);
+    src.Dwords(128 + 32 * h, qh);
+    src.Dwords(128 + 32 * h + 16, qh + 4);
 #pragma GCC unroll 2
     for (int odd = 0; odd < 2; ++odd) {
       __m512i ql[8];
-      GatherDwords(row, 64 * h + 32 * odd, ql);
-      GatherDwords(row, 64 * h + 32 * odd + 16, ql + 4);
+      src.Dwords(64 * h + 32 * odd, ql);
+      src.Dwords(64 * h + 32 * odd + 16, ql + 4);
 #pragma GCC unroll 2
       for (int nibble = 0; nibble < 2; ++nibble) {
         const int q = 2 * nibble + odd;
@@ -175,15 +209,15 @@ void UnpackQ6K(const uint8_t* const row[16], PackedK* out, Sink& put) {
 
 // Q3_K: element 128h + 32p + l takes pair p of qs[32h + l] and, plus 4, bit
 // 4h + p of hmask[l]; values are stored plus 4.
-template <typename Sink>
-void UnpackQ3K(const uint8_t* const row[16], PackedK* out, Sink& put) {
+template <typename Src, typename Sink>
+void UnpackQ3K(Src& src, PackedK* out, Sink& put) {
   __m512i hm[8], qs[16], t[4];
-  GatherDwords(row, 0, hm);
-  GatherDwords(row, 16, hm + 4);
+  src.Dwords(0, hm);
+  src.Dwords(16, hm + 4);
 #pragma GCC unroll 64
-  for (int g = 0; g < 4; ++g) GatherDwords(row, 32 + 16 * g, qs + 4 * g);
+  for (int g = 0; g < 4; ++g) src.Dwords(32 + 16 * g, qs + 4 * g);
   // Bytes 94-109 stay inside the block: qs 94-95, scales 96-107, d.
-  GatherDwords(row, 94, t);
+  src.Dwords(94, t);
   const __m512i a = Or(_mm512_srli_epi32(t[0], 16), _mm512_slli_epi32(t[1], 16));  // scale bytes 0-3
   const __m512i b = Or(_mm512_srli_epi32(t[1], 16), _mm512_slli_epi32(t[2], 16));  // 4-7
   const __m512i c = Or(_mm512_srli_epi32(t[2], 16), _mm512_slli_epi32(t[3], 16));  // 8-11
@@ -216,17 +250,17 @@ void UnpackQ3K(const uint8_t* const row[16], PackedK* out, Sink& put) {
 
 // Q2_K: element 128h + 32p + l is pair p of qs[32h + l]; scale and minimum
 // per 16 in the low and high nibbles of scales[].
-template <typename Sink>
-void UnpackQ2K(const uint8_t* const row[16], PackedK* out, Sink& put) {
+template <typename Src, typename Sink>
+void UnpackQ2K(Src& src, PackedK* out, Sink& put) {
   __m512i qs[16], sc[4];
 #pragma GCC unroll 64
-  for (int g = 0; g < 4; ++g) GatherDwords(row, 16 + 16 * g, qs + 4 * g);
-  GatherDwords(row, 0, sc);
+  for (int g = 0; g < 4; ++g) src.Dwords(16 + 16 * g, qs + 4 * g);
+  src.Dwords(0, sc);
 #pragma GCC unroll 64
   for (int s = 0; s < 16; ++s) out->scale[s] = And(Pick(sc[s / 4], s % 4, -1, -1, -1), _mm512_set1_epi32(0x0f));
 #pragma GCC unroll 64
   for (int g = 0; g < 8; ++g) out->group[g] = _mm512_srli_epi16(Pick(sc[g / 2], 2 * g % 4, -1, 2 * g % 4 + 1, -1), 4);
-  const __m512i dm = GatherLastDword(row, 68);  // bytes 80-83: d, dmin
+  const __m512i dm = src.LastDword(68);  // bytes 80-83: d, dmin
   out->d = HalfLow(dm);
   out->dmin = HalfHigh(dm);
   const __m512i low2 = Bytes(0x03);
@@ -239,10 +273,10 @@ void UnpackQ2K(const uint8_t* const row[16], PackedK* out, Sink& put) {
 
 // IQ4_XS: sub-block s is 16 bytes of table indices, low nibbles then high;
 // the table values are stored plus 128.
-template <typename Sink>
-void UnpackIQ4XS(const uint8_t* const row[16], PackedK* out, Sink& put) {
+template <typename Src, typename Sink>
+void UnpackIQ4XS(Src& src, PackedK* out, Sink& put) {
   __m512i hdr[4];
-  GatherDwords(row, 0, hdr);  // d and scales_h, scales_l, then qs
+  src.Dwords(0, hdr);  // d and scales_h, scales_l, then qs
 #pragma GCC unroll 64
   for (int s = 0; s < 8; ++s) {
     // Nibble s of scales_l, and bits 2s, 2s + 1 of scales_h (dword bits 16 + 2s) as bits 4-5.
@@ -260,7 +294,7 @@ void UnpackIQ4XS(const uint8_t* const row[16], PackedK* out, Sink& put) {
 #pragma GCC unroll 64
   for (int g = 0; g < 8; ++g) {
     __m512i o[4];
-    GatherDwords(row, 8 + 16 * g, o);
+    src.Dwords(8 + 16 * g, o);
 #pragma GCC unroll 64
     for (int q = 0; q < 4; ++q) {
       put(8 * g + q, _mm512_shuffle_epi8(table, And(o[q], low4)));
@@ -269,29 +303,33 @@ void UnpackIQ4XS(const uint8_t* const row[16], PackedK* out, Sink& put) {
   }
 }
 
-// Per type: sub-block size, whether group feeds mins, and the unpacker.
-template <int kSubSize, bool kHasMins>
+// Per type: sub-block size, whether group feeds mins, the vectors the
+// unpacker gathers per super-block (what the planes hold: about the GGUF
+// block's bytes, a little more where gathers overlap or pass its end), and
+// the unpacker.
+template <int kSubSize, bool kHasMins, int kGatheredVectors>
 struct KTraits {
   static constexpr int kSub = kSubSize;
   static constexpr bool kMins = kHasMins;
+  static constexpr int kGathered = kGatheredVectors;
 };
-struct Q2K : KTraits<16, true> {
-  template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackQ2K(row, out, put); }
+struct Q2K : KTraits<16, true, 21> {
+  template <typename Src, typename Sink> static void Unpack(Src& src, PackedK* out, Sink& put) { UnpackQ2K(src, out, put); }
 };
-struct Q3K : KTraits<16, false> {
-  template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackQ3K(row, out, put); }
+struct Q3K : KTraits<16, false, 28> {
+  template <typename Src, typename Sink> static void Unpack(Src& src, PackedK* out, Sink& put) { UnpackQ3K(src, out, put); }
 };
-struct Q4K : KTraits<32, true> {
-  template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackQ4K(row, out, put); }
+struct Q4K : KTraits<32, true, 36> {
+  template <typename Src, typename Sink> static void Unpack(Src& src, PackedK* out, Sink& put) { UnpackQ4K(src, out, put); }
 };
-struct Q5K : KTraits<32, true> {
-  template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackQ5K(row, out, put); }
+struct Q5K : KTraits<32, true, 44> {
+  template <typename Src, typename Sink> static void Unpack(Src& src, PackedK* out, Sink& put) { UnpackQ5K(src, out, put); }
 };
-struct Q6K : KTraits<16, false> {
-  template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackQ6K(row, out, put); }
+struct Q6K : KTraits<16, false, 53> {
+  template <typename Src, typename Sink> static void Unpack(Src& src, PackedK* out, Sink& put) { UnpackQ6K(src, out, put); }
 };
-struct IQ4XS : KTraits<32, false> {
-  template <typename Sink> static void Unpack(const uint8_t* const row[16], PackedK* out, Sink& put) { UnpackIQ4XS(row, out, put); }
+struct IQ4XS : KTraits<32, false, 36> {
+  template <typename Src, typename Sink> static void Unpack(Src& src, PackedK* out, Sink& put) { UnpackIQ4XS(src, out, put); }
 };
 
 // Adds super-block p's term to y[r][0..16) (lanes in `store`) for R x rows,

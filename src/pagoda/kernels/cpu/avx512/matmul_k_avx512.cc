@@ -97,35 +97,63 @@ struct DotOneRow {
   }
 };
 
+// The planes of super-block b of the panel at row j0, where w was repacked
+// at load: T::kGathered vectors per super-block, panel after panel.
+template <typename T>
+const __m512i* SuperBlockPlanes(const MatrixView& w, int64_t j0, int64_t b) {
+  return static_cast<const __m512i*>(w.panels) + ((j0 / kPanelRows) * (w.cols / kSuperBlock) + b) * T::kGathered;
+}
+
+// Calls unpack(src) with the source of super-block b of the panel at row
+// j0 (`rows` of its rows in the matrix): its planes, or its GGUF rows.
+template <typename T, typename F>
+void WithSuperBlock(const MatrixView& w, int64_t j0, int rows, int64_t b, F unpack) {
+  if (w.panels != nullptr) {
+    KReplay src{SuperBlockPlanes<T>(w, j0, b)};
+    unpack(src);
+    return;
+  }
+  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
+  const int64_t row_bytes = w.cols / kSuperBlock * block_bytes;
+  KRows src;
+  for (int r = 0; r < 16; ++r) {
+    src.row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes + b * block_bytes;
+  }
+  unpack(src);
+}
+
+// The next panel's bytes, for decode's prefetch: in the planes, or in the rows.
+template <typename T>
+PanelPrefetch NextPanel(const MatrixView& w, int64_t j0) {
+  const int64_t nb = w.cols / kSuperBlock;
+  if (w.panels != nullptr) {
+    return PanelPrefetch(w.panels, nb * T::kGathered * 64, j0 / kPanelRows + 1, 1,
+                         (w.rows + kPanelRows - 1) / kPanelRows, 64 * nb);
+  }
+  return PanelPrefetch(w.data, nb * DTypeBlockBytes(w.dtype), j0 + kPanelRows, kPanelRows, w.rows, 64 * nb);
+}
+
 template <typename T>
 void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
             PackedK* packed, float* y) {
   const int64_t nb = w.cols / kSuperBlock;
-  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
-  const int64_t row_bytes = nb * block_bytes;
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
     const __mmask16 store = FirstLanes(rows);
-    const uint8_t* base[16];
-    for (int r = 0; r < 16; ++r) {
-      base[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
-    }
-    const PanelPrefetch prefetch(w.data, row_bytes, j0 + kPanelRows, kPanelRows, w.rows, 64 * nb);
+    const PanelPrefetch prefetch = NextPanel<T>(w, j0);
     for (int64_t b = 0; b < nb; ++b) {
       const Ahead ahead{&prefetch, b};
-      const uint8_t* row[16];
-      for (int r = 0; r < 16; ++r) row[r] = base[r] + b * block_bytes;
       const bool first = b == 0;
       if (m == 1) {
         DotOneRow<T::kSub> dot(packed, x[b].qs, ahead);
-        T::Unpack(row, packed, dot);
+        WithSuperBlock<T>(w, j0, rows, b, [&](auto& src) { T::Unpack(src, packed, dot); });
         const BlockQ8_K* xr[1] = {x + b};
         float* yr[1] = {y + j0};
         AddKTerm<T::kMins, 1>(*packed, xr, &dot.scaled, yr, first, store);
         continue;
       }
       StoreWeights sink{packed, ahead};
-      T::Unpack(row, packed, sink);
+      WithSuperBlock<T>(w, j0, rows, b, [&](auto& src) { T::Unpack(src, packed, sink); });
       int64_t i = 0;
       for (; i + 4 <= m; i += 4) Tile<T, 4>(*packed, x, i, nb, b, y + j0, w.rows, first, store);
       switch (m - i) {
@@ -134,6 +162,31 @@ void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begi
         case 1: Tile<T, 1>(*packed, x, i, nb, b, y + j0, w.rows, first, store); break;
         default: break;
       }
+    }
+  }
+}
+
+// Records the planes of panels [panel_begin, panel_end) of w into `planes`.
+template <typename T>
+void PackPlanes(const MatrixView& w, int64_t panel_begin, int64_t panel_end, void* planes) {
+  const int64_t nb = w.cols / kSuperBlock;
+  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
+  const int64_t row_bytes = nb * block_bytes;
+  // The unpacked super-block itself is not kept.
+  PackedK unpacked;
+  const PanelPrefetch none(w.data, row_bytes, w.rows, kPanelRows, w.rows, 64);
+  StoreWeights sink{&unpacked, Ahead{&none, 0}};
+  for (int64_t p = panel_begin; p < panel_end; ++p) {
+    const int64_t j0 = p * kPanelRows;
+    const int64_t rows = w.rows - j0 < kPanelRows ? w.rows - j0 : kPanelRows;
+    for (int64_t b = 0; b < nb; ++b) {
+      KRecorder src{{}, static_cast<__m512i*>(planes) + (p * nb + b) * T::kGathered};
+      for (int r = 0; r < 16; ++r) {
+        src.rows.row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes +
+                          b * block_bytes;
+      }
+      // Exactly T::kGathered vectors: the packed-view tests fail if that count is off.
+      T::Unpack(src, &unpacked, sink);
     }
   }
 }
@@ -170,17 +223,25 @@ void WithTraits(DType dtype, F f) {
 }  // namespace
 
 void PackKSuperBlock(const MatrixView& w, int64_t j0, int rows, int64_t b, void* packed) {
-  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
-  const int64_t row_bytes = w.cols / kSuperBlock * block_bytes;
-  const uint8_t* row[16];
-  for (int r = 0; r < 16; ++r) {
-    row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes + b * block_bytes;
-  }
   // No next panel to prefetch: batches large enough to pack for are not
   // bound by memory.
-  const PanelPrefetch none(w.data, row_bytes, w.rows, kPanelRows, w.rows, 64);
+  const PanelPrefetch none(w.data, DTypeRowBytes(w.dtype, w.cols), w.rows, kPanelRows, w.rows, 64);
   StoreWeights sink{static_cast<PackedK*>(packed), Ahead{&none, 0}};
-  WithTraits(w.dtype, [&]<typename T>() { T::Unpack(row, static_cast<PackedK*>(packed), sink); });
+  WithTraits(w.dtype, [&]<typename T>() {
+    WithSuperBlock<T>(w, j0, rows, b, [&](auto& src) { T::Unpack(src, static_cast<PackedK*>(packed), sink); });
+  });
+}
+
+int64_t KPanelPlanesBytes(const MatrixView& w) {
+  int64_t bytes = 0;
+  WithTraits(w.dtype, [&]<typename T>() {
+    bytes = (w.rows + kPanelRows - 1) / kPanelRows * (w.cols / kSuperBlock) * T::kGathered * 64;
+  });
+  return bytes;
+}
+
+void PackKPanelPlanes(const MatrixView& w, int64_t panel_begin, int64_t panel_end, void* planes) {
+  WithTraits(w.dtype, [&]<typename T>() { PackPlanes<T>(w, panel_begin, panel_end, planes); });
 }
 
 void PackedKRows(DType dtype, const void* packed, const BlockQ8_K* x, int64_t i0, int64_t count, int64_t nb,

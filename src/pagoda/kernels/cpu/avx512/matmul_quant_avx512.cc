@@ -10,6 +10,7 @@
 
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
+#include "pagoda/kernels/cpu/avx512/panel_planes_avx512.h"
 #include "pagoda/kernels/cpu/avx512/quant_panel_avx512.h"
 #include "pagoda/kernels/cpu/quant_block_layout.h"
 #include "pagoda/kernels/cpu/reference/iq4_values.h"
@@ -19,36 +20,12 @@ namespace {
 
 static_assert(kPackedBytes<Kind::kQ4_1> <= kScratchBytesPerBlock);
 
-// The first dword of the block in every row: the f16 scale in its low half
-// and, for Q4_1, the f16 minimum in its high half.
-inline __m512i GatherScaleDwords(const uint8_t* const row[16], int64_t offset) {
-  __m512i v[4];
-  LoadRows(row, offset, v);
-  return _mm512_unpacklo_epi64(_mm512_unpacklo_epi32(v[0], v[1]), _mm512_unpacklo_epi32(v[2], v[3]));
-}
-
-inline __m512 LowHalves(__m512i dwords) { return _mm512_cvtph_ps(_mm512_cvtepi32_epi16(dwords)); }
-
 // One block of a panel, unpacked for VPDPBUSD: vector t holds in lane l the
 // 4 unsigned weight bytes of row l that meet x bytes 4t..4t+3.
 struct Block {
   __m512i w[8];
   __m512 d;  // scales
   __m512 m = _mm512_setzero_ps();  // minimums (Q4_1, Q5_1)
-};
-
-// The 16 rows of a panel; lanes past the last row repeat it, and their
-// results are never stored. Unpacking block b prefetches slice b of the
-// next panel.
-struct PanelRows {
-  const uint8_t* row[16];
-  PanelPrefetch ahead;
-  PanelRows(const MatrixView& w, int64_t j0, int rows, int64_t nb, int64_t row_bytes)
-      : ahead(w.data, row_bytes, j0 + kPanelRows, kPanelRows, w.rows, nb) {
-    for (int r = 0; r < 16; ++r) {
-      row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes;
-    }
-  }
 };
 
 // Adds 0x10 to the bytes of w[t] (elements 4t..4t+3 of every lane's block)
@@ -68,17 +45,16 @@ inline void AddFifthBits(__m512i qh, __m512i w[8]) {
   }
 }
 
-template <Kind K>
-inline void UnpackBlock(const PanelRows& p, int64_t b, Block* out) {
-  using L = Layout<K>;
-  const int64_t block = b * L::kBlockBytes;
-  p.ahead.Slice(b);
+// Block b from a RowSource or a PlaneSource (panel_planes_avx512.h).
+template <Kind K, typename Source>
+inline void UnpackBlock(const Source& src, int64_t b, Block* out) {
+  src.Prefetch(b);
   __m512i o[4];
-  GatherDwords(p.row, block + L::kQsOffset, o);
+  src.Quants(b, 0, o);
   if constexpr (K == Kind::kQ8_0) {
     const __m512i bias = _mm512_set1_epi8(static_cast<char>(0x80));
     for (int t = 0; t < 4; ++t) out->w[t] = _mm512_xor_si512(o[t], bias);
-    GatherDwords(p.row, block + L::kQsOffset + 16, o);
+    src.Quants(b, 1, o);
     for (int t = 0; t < 4; ++t) out->w[4 + t] = _mm512_xor_si512(o[t], bias);
   } else {
     // Low nibbles are elements 0-15, high nibbles 16-31.
@@ -95,21 +71,10 @@ inline void UnpackBlock(const PanelRows& p, int64_t b, Block* out) {
         _mm512_set1_epi8(static_cast<char>(0x80)));
     for (int t = 0; t < 8; ++t) out->w[t] = _mm512_shuffle_epi8(table, out->w[t]);
   }
-  if constexpr (K == Kind::kQ5_0 || K == Kind::kQ5_1) {
-    // The block's first 16 bytes hold the scales and the fifth bits: Q5_0's
-    // d in bytes 0-1 and qh in 2-5, Q5_1's d, m in 0-3 and qh in 4-7.
-    __m512i h[4];
-    GatherDwords(p.row, block, h);
-    const __m512i qh = K == Kind::kQ5_0 ? _mm512_or_si512(_mm512_srli_epi32(h[0], 16), _mm512_slli_epi32(h[1], 16))
-                                        : h[1];
-    AddFifthBits(qh, out->w);
-    out->d = LowHalves(h[0]);
-    if constexpr (K == Kind::kQ5_1) out->m = LowHalves(_mm512_srli_epi32(h[0], 16));
-  } else {
-    const __m512i dm = GatherScaleDwords(p.row, block);
-    out->d = LowHalves(dm);
-    if constexpr (K == Kind::kQ4_1) out->m = LowHalves(_mm512_srli_epi32(dm, 16));
-  }
+  const BlockHeader h = src.Header(b);
+  if constexpr (PanelPlanes<K>::kHasQh) AddFifthBits(h.qh, out->w);
+  out->d = _mm512_cvtph_ps(h.d);
+  if constexpr (kHasMinimum<K>) out->m = _mm512_cvtph_ps(h.m);
 }
 
 // Packed scratch: per block the 8 vectors, the scales, then (Q4_1, Q5_1) the minimums.
@@ -158,9 +123,9 @@ void Tile(NextBlock next_block, const QuantizedRows& x, int64_t i0, int64_t nb, 
 }
 
 // Up to 4 x rows: unpack each block straight into registers for one tile.
-template <Kind K, int R>
-void FusedTile(const PanelRows& p, const QuantizedRows& x, int64_t nb, float* y, int64_t ldy, int rows) {
-  Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(p, b, blk); }, x, 0, nb, y, ldy, rows);
+template <Kind K, int R, typename Source>
+void FusedTile(const Source& src, const QuantizedRows& x, int64_t nb, float* y, int64_t ldy, int rows) {
+  Tile<K, R>([&](int64_t b, Block* blk) { UnpackBlock<K>(src, b, blk); }, x, 0, nb, y, ldy, rows);
 }
 
 template <Kind K, int R>
@@ -170,15 +135,24 @@ void PackedTile(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64
              y, ldy, rows);
 }
 
-// Unpacks weight rows [j0, j0 + rows) into packed scratch, nb blocks of kPackedBytes<K>.
-template <Kind K>
-void PackPanel(const MatrixView& w, int64_t j0, int rows, uint8_t* packed) {
-  const int64_t nb = w.cols / 32;
-  const PanelRows p(w, j0, rows, nb, nb * Layout<K>::kBlockBytes);
+// Unpacks a panel's nb blocks into packed scratch, kPackedBytes<K> each.
+template <Kind K, typename Source>
+void PackPanel(const Source& src, int64_t nb, uint8_t* packed) {
   for (int64_t b = 0; b < nb; ++b) {
     Block blk;
-    UnpackBlock<K>(p, b, &blk);
+    UnpackBlock<K>(src, b, &blk);
     StoreBlock<K>(blk, packed + b * kPackedBytes<K>);
+  }
+}
+
+// Calls f with the source of weight rows [j0, j0 + rows) of w: its planes
+// where they were packed at load, else its GGUF rows.
+template <Kind K, typename F>
+void WithSource(const MatrixView& w, int64_t j0, int rows, F f) {
+  if (w.panels != nullptr) {
+    f(PlaneSource<K>(w, j0));
+  } else {
+    f(RowSource<K>(w, j0, rows));
   }
 }
 
@@ -204,19 +178,20 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
   auto* packed = static_cast<uint8_t*>(scratch);
   for (int64_t j0 = row_begin; j0 < row_end; j0 += kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < kPanelRows ? row_end - j0 : kPanelRows);
-    if (x.m <= 4) {
-      // Few rows: unpack each block straight into registers for one tile.
-      const PanelRows p(w, j0, rows, nb, nb * Layout<K>::kBlockBytes);
-      switch (x.m) {
-        case 1: FusedTile<K, 1>(p, x, nb, y + j0, w.rows, rows); continue;
-        case 2: FusedTile<K, 2>(p, x, nb, y + j0, w.rows, rows); continue;
-        case 3: FusedTile<K, 3>(p, x, nb, y + j0, w.rows, rows); continue;
-        default: FusedTile<K, 4>(p, x, nb, y + j0, w.rows, rows); continue;
+    WithSource<K>(w, j0, rows, [&](const auto& src) {
+      if (x.m <= 4) {
+        // Few rows: unpack each block straight into registers for one tile.
+        switch (x.m) {
+          case 1: FusedTile<K, 1>(src, x, nb, y + j0, w.rows, rows); return;
+          case 2: FusedTile<K, 2>(src, x, nb, y + j0, w.rows, rows); return;
+          case 3: FusedTile<K, 3>(src, x, nb, y + j0, w.rows, rows); return;
+          default: FusedTile<K, 4>(src, x, nb, y + j0, w.rows, rows); return;
+        }
       }
-    }
-    // More rows: unpack the panel once into scratch and stream all x rows past it.
-    PackPanel<K>(w, j0, rows, packed);
-    PackedRows<K>(packed, x, 0, x.m, nb, y + j0, w.rows, rows);
+      // More rows: unpack the panel once into scratch and stream all x rows past it.
+      PackPanel<K>(src, nb, packed);
+      PackedRows<K>(packed, x, 0, x.m, nb, y + j0, w.rows, rows);
+    });
   }
 }
 
@@ -236,7 +211,10 @@ void WithKind(Kind kind, F f) {
 }  // namespace
 
 void PackQuantPanel(Kind kind, const MatrixView& w, int64_t j0, int rows, void* packed) {
-  WithKind(kind, [&]<Kind K>() { PackPanel<K>(w, j0, rows, static_cast<uint8_t*>(packed)); });
+  WithKind(kind, [&]<Kind K>() {
+    WithSource<K>(w, j0, rows,
+                  [&](const auto& src) { PackPanel<K>(src, w.cols / 32, static_cast<uint8_t*>(packed)); });
+  });
 }
 
 void PackedQuantPanelRows(Kind kind, const void* packed, const QuantizedRows& x, int64_t i0, int64_t count,

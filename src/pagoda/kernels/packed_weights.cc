@@ -1,0 +1,39 @@
+#include "pagoda/kernels/packed_weights.h"
+
+#include <vector>
+
+#include "pagoda/base/check.h"
+#include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/kernel_set.h"
+#include "pagoda/threading/thread_pool.h"
+
+namespace pagoda::kernels {
+
+PackedWeights PackedWeights::Pack(ComputeContext& ctx, std::span<MatrixView* const> views) {
+  PackedWeights packed;
+  const cpu::SimdMatMulOps* ops = ctx.kernels().simd;
+  if (ops == nullptr || ops->pack == nullptr) return packed;
+  // One allocation; each copy starts on a cache line.
+  std::vector<int64_t> offsets;
+  for (const MatrixView* w : views) {
+    offsets.push_back(packed.bytes_);
+    packed.bytes_ += (ops->packed_bytes(*w) + 63) / 64 * 64;
+  }
+  if (packed.bytes_ == 0) return packed;
+  packed.memory_.reset(std::aligned_alloc(64, static_cast<size_t>(packed.bytes_)));
+  PAGODA_CHECK_MSG(packed.memory_ != nullptr, "out of memory for the repacked weights");
+  auto* base = static_cast<uint8_t*>(packed.memory_.get());
+  for (size_t i = 0; i < views.size(); ++i) {
+    MatrixView& w = *views[i];
+    if (ops->packed_bytes(w) == 0) continue;
+    void* out = base + offsets[i];
+    const int64_t panels = (w.rows + ops->panel_rows - 1) / ops->panel_rows;
+    ctx.pool().ParallelFor(panels, [&](int64_t begin, int64_t end) { ops->pack(w, begin, end, out); });
+    w.panels = out;
+    w.panels_layout = reinterpret_cast<const void*>(ops->pack);
+    ++packed.num_packed_;
+  }
+  return packed;
+}
+
+}  // namespace pagoda::kernels
