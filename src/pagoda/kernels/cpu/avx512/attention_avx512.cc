@@ -173,6 +173,7 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
   };
   for (int64_t t0 = state.begin / kTile * kTile; t0 < state.end; t0 += kTile) {
     tile.Gather(t0);
+    tile.Prefetch(t0 + kPrefetchTiles * kTile);
     ForEachRowOfTile(a, t0, [&](int32_t r, int lo, int hi) {
       const float* q = a.q + r * a.q_row_stride;
       float* acc = a.partial + r * row_floats + 2;

@@ -268,6 +268,7 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
   };
   for (int64_t t0 = state.begin / kTile * kTile; t0 < state.end; t0 += kTile) {
     rows.Gather(t0);
+    rows.Prefetch(t0 + kPrefetchTiles * kTile);
     tile.Convert(rows);
     ForEachRowOfTile(a, t0, [&](int32_t r, int lo, int hi) {
       attend_row(queries + r * kMaxGroupVectors * q_stride, lo, hi, state.maximum + r * kMaxGroupVectors,

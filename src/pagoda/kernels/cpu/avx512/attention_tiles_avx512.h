@@ -13,6 +13,8 @@ namespace {
 
 constexpr int kTile = 16;
 static_assert(kAttentionSegment % kTile == 0);
+// How many tiles ahead a segment's walk prefetches K and V (TileRows::Prefetch).
+constexpr int kPrefetchTiles = 1;
 
 // The sums of 16 lane vectors v[0..15] as one vector (lane p: the sum of
 // the 16 lanes of v[p]) by a transpose-and-add in two halves: HalfSum8
@@ -71,6 +73,34 @@ class TileRows {
   const void* const* v_rows() const { return v_rows_; }
   const float* k_wide() const { return k_wide_; }
   const float* v_wide() const { return v_wide_; }
+
+  // Asks for the K and V rows of the tile at t0 (its positions in [begin,
+  // end)) ahead of use, so that their misses overlap the work on the tiles
+  // before it: a tile's block lies anywhere in the arena, where no hardware
+  // prefetcher looks, and decode reads every tile from memory.
+  [[gnu::always_inline]] void Prefetch(int64_t t0) const {
+    const int64_t first = t0 < begin_ ? begin_ : t0;
+    const int64_t last = t0 + kTile < end_ ? t0 + kTile : end_;
+    if (first >= last) return;
+    int64_t block = first / a_.block_size;
+    int64_t offset = first % a_.block_size;
+    const int64_t row_bytes = hd_ * static_cast<int64_t>(kElem);
+    for (int64_t pos = first; pos < last; ++pos) {
+      const int64_t e = (int64_t{a_.block_table[block]} * a_.block_size + offset) * a_.slot_stride + a_.head_offset;
+      const auto k = reinterpret_cast<uintptr_t>(a_.k) + static_cast<uintptr_t>(e) * kElem;
+      const auto v = reinterpret_cast<uintptr_t>(a_.v) + static_cast<uintptr_t>(e) * kElem;
+      for (uintptr_t line = k / 64 * 64; line < k + row_bytes; line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+      }
+      for (uintptr_t line = v / 64 * 64; line < v + row_bytes; line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T0);
+      }
+      if (++offset == a_.block_size) {
+        offset = 0;
+        ++block;
+      }
+    }
+  }
 
   // The rows of the tile at t0.
   void Gather(int64_t t0) {

@@ -4,6 +4,8 @@
 // Each 32-column block is unpacked into 8 vectors: vector t holds, in lane l, the
 // 4 unsigned weight bytes that meet x bytes 4t..4t+3, so one VPDPBUSD with
 // those x bytes broadcast adds 4 products to all 16 rows' exact block sums.
+// Blocks come from the panel planes repacked at load where the view has them,
+// else gathered from the GGUF rows (panel_planes_avx512.h), with the same bits.
 // VPDPBUSD multiplies unsigned by signed bytes; quant_panel_avx512.h says how
 // the signed kinds are stored, and holds the per-block float update that the
 // AMX panels (matmul_quant_amx.cc) share.
