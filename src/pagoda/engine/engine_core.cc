@@ -165,6 +165,26 @@ Status CheckKvCacheHoldsOneRequest(const KvCacheShape& shape, const KvCacheLayou
       max_model_len, static_cast<double>(needed) / kGiB, static_cast<double>(kv_cache_memory) / kGiB, estimate));
 }
 
+// The best set the CPU supports, or the one the config names.
+StatusOr<const kernels::cpu::KernelSet*> ChooseKernelSet(const EngineConfig& config) {
+  if (config.kernel_set.empty()) return &kernels::cpu::BestKernelSet();
+  const kernels::cpu::KernelSet* set = kernels::cpu::FindSupportedKernelSet(config.kernel_set);
+  if (set == nullptr) {
+    return InvalidArgumentError(fmt::format("kernel set {} is not one this CPU supports", config.kernel_set));
+  }
+  return set;
+}
+
+// Repacks the weights for the context's kernel set (Model::PackWeights),
+// logging what that took: it is part of start-up.
+void PackWeights(Model& model, kernels::ComputeContext& ctx) {
+  const auto start = std::chrono::steady_clock::now();
+  const int64_t bytes = model.PackWeights(ctx);
+  if (bytes == 0) return;
+  const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  spdlog::info("weights repacked for the {} kernels: {} MiB in {:.0f} ms", ctx.kernels().name, bytes >> 20, ms);
+}
+
 }  // namespace
 
 double EngineCore::Now() {
@@ -216,20 +236,9 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
   core->pool_ = std::make_unique<ThreadPool>(config.threads);
   core->overlap_mask_walks_ = core->pool_->num_threads() < static_cast<int>(std::thread::hardware_concurrency());
-  const kernels::cpu::KernelSet* kernel_set = &kernels::cpu::BestKernelSet();
-  if (!config.kernel_set.empty()) {
-    kernel_set = kernels::cpu::FindSupportedKernelSet(config.kernel_set);
-    if (kernel_set == nullptr) {
-      return InvalidArgumentError(fmt::format("kernel set {} is not one this CPU supports", config.kernel_set));
-    }
-  }
+  PAGODA_ASSIGN_OR_RETURN(const kernels::cpu::KernelSet* kernel_set, ChooseKernelSet(config));
   core->compute_ = std::make_unique<kernels::ComputeContext>(*kernel_set, *core->pool_);
-  const double pack_start = Now();
-  const int64_t packed_bytes = core->model_->PackWeights(*core->compute_);
-  if (packed_bytes > 0) {
-    spdlog::info("weights repacked for the {} kernels: {} MiB in {:.0f} ms", kernel_set->name,
-                 packed_bytes >> 20, 1e3 * (Now() - pack_start));
-  }
+  PackWeights(*core->model_, *core->compute_);
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
   core->runner_->Reserve(config.max_num_batched_tokens, config.max_num_seqs);
   PAGODA_ASSIGN_OR_RETURN(core->extra_eos_ids_, ExtraEosIds(generation, *core->tokenizer_, mc.vocab_size));
