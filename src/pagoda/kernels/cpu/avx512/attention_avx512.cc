@@ -171,6 +171,8 @@ void AttendSegmentT(const AttentionSegmentArgs& a) {
         return AttendRowTile<kHeadDim, 4, Rows>(q, k, v, lo, hi, hd, a.scale, a.softcap, row_max, row_sum, acc, stride);
     }
   };
+  // The first tile's rows all at once, then each next tile as this one is worked on.
+  tile.Prefetch(state.begin / kTile * kTile);
   for (int64_t t0 = state.begin / kTile * kTile; t0 < state.end; t0 += kTile) {
     tile.Gather(t0);
     tile.Prefetch(t0 + kPrefetchTiles * kTile);

@@ -266,6 +266,8 @@ void AttendSegmentBf16T(const AttentionSegmentArgs& a) {
                                               acc, stride);
     }
   };
+  // The first tile's rows all at once, then each next tile as this one is worked on.
+  rows.Prefetch(state.begin / kTile * kTile);
   for (int64_t t0 = state.begin / kTile * kTile; t0 < state.end; t0 += kTile) {
     rows.Gather(t0);
     rows.Prefetch(t0 + kPrefetchTiles * kTile);
