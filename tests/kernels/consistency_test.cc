@@ -178,14 +178,22 @@ TEST_P(ConsistencyTest, AddInPlace) {
   EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kAddInPlaceMaxUlp);
 }
 
+// Both styles, on a head of whole 16-pair vectors (64) and one with a
+// tail of pairs past them (80: Phi-2's).
 TEST_P(ConsistencyTest, Rope) {
-  SKIP_IF_REFERENCE(rope, ref::Rope);
+  SKIP_IF_REFERENCE(rope, ref::RotatePairs);
   const int32_t positions[kRows] = {0, 17, 511};
-  for (RopeStyle style : {RopeStyle::kNorm, RopeStyle::kNeox}) {
-    std::vector<float> want = RandomFloats(kN, 5, -8.0f, 8.0f), got = want;
-    ref::Rope(want.data(), positions, kRows, 9, 64, {.style = style, .freq_base = 100000.0f});
-    set().rope(got.data(), positions, kRows, 9, 64, {.style = style, .freq_base = 100000.0f});
-    EXPECT_LE(MaxUlpDistance(got.data(), want.data(), kN), kRopeMaxUlp);
+  for (int64_t head_dim : {64, 80}) {
+    const int64_t n = kRows * 9 * head_dim;
+    for (RopeStyle style : {RopeStyle::kNorm, RopeStyle::kNeox}) {
+      std::vector<float> want = RandomFloats(n, 5, -8.0f, 8.0f), got = want;
+      const RopeParams params{.style = style, .freq_base = 100000.0f};
+      ref::Rope(want.data(), positions, kRows, 9, head_dim, params);
+      std::vector<float> cos_sin(static_cast<size_t>(kRows * head_dim));
+      ref::RopeAngles(positions, kRows, head_dim, params, cos_sin.data());
+      set().rope(got.data(), cos_sin.data(), kRows, 9, head_dim, style);
+      EXPECT_LE(MaxUlpDistance(got.data(), want.data(), n), kRopeMaxUlp) << head_dim;
+    }
   }
 }
 

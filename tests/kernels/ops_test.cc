@@ -8,8 +8,11 @@
 #include <limits>
 #include <vector>
 
+#include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
+#include "pagoda/threading/thread_pool.h"
 #include "test_util.h"
 
 namespace pagoda::kernels {
@@ -42,6 +45,49 @@ TEST(RmsNormTest, EpsilonGuardsAZeroRow) {
   std::vector<float> y(8, 1.0f);
   ref::RmsNorm(x.data(), w.data(), 1, 8, 1e-6f, y.data());
   for (float v : y) EXPECT_EQ(v, 0.0f);
+}
+
+// kernels::Rope keeps each call's angles for the next (RopeAnglesCache): a
+// call at other positions (in the same buffer), with another head size or
+// other parameters must not reuse them, and one with other heads at the same
+// positions (K after Q) may. Every call equals the reference bit for bit.
+TEST(RopeTest, PublicEntryPointEqualsTheReferenceFromCallToCall) {
+  ThreadPool pool(2);
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
+  const float factors[32] = {1.0f, 2.0f, 4.0f, 8.0f, 1.5f, 3.0f, 1.0f, 1.0f, 2.0f, 2.0f, 2.0f,
+                             2.0f, 1.0f, 1.0f, 1.0f, 1.0f, 5.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f,
+                             1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 1.0f, 7.0f};
+  struct Call {
+    int64_t heads, head_dim;
+    RopeParams params;
+    int32_t shift;  // added to every position before the call
+  };
+  const Call calls[] = {
+      {9, 64, {.freq_base = 10000.0f}, 0},
+      {3, 64, {.freq_base = 10000.0f}, 0},
+      {9, 64, {.freq_base = 10000.0f}, 5},
+      {9, 64, {.style = RopeStyle::kNeox, .freq_base = 10000.0f}, 0},
+      {9, 64, {.style = RopeStyle::kNeox, .freq_base = 500000.0f}, 0},
+      {9, 64, {.style = RopeStyle::kNeox, .freq_base = 500000.0f, .freq_scale = 0.25f}, 0},
+      {9, 64, {.style = RopeStyle::kNeox, .freq_base = 500000.0f, .freq_scale = 0.25f, .freq_factors = factors}, 0},
+      {9, 64, {.style = RopeStyle::kNeox, .freq_base = 500000.0f, .freq_scale = 0.25f, .freq_factors = factors,
+               .attn_factor = 1.5f}, 0},
+      {4, 32, {.style = RopeStyle::kNeox, .freq_base = 500000.0f, .freq_scale = 0.25f, .freq_factors = factors,
+               .attn_factor = 1.5f}, 0},
+      {4, 32, {.freq_base = 10000.0f}, 1000},
+  };
+  std::vector<int32_t> positions = {0, 17, 511, 3, 4, 4095};
+  const auto tokens = static_cast<int64_t>(positions.size());
+  for (size_t c = 0; c < std::size(calls); ++c) {
+    const Call& call = calls[c];
+    for (int32_t& p : positions) p += call.shift;
+    std::vector<float> want = RandomFloats(tokens * call.heads * call.head_dim, static_cast<uint32_t>(c + 1));
+    std::vector<float> got = want;
+    ref::Rope(want.data(), positions.data(), tokens, call.heads, call.head_dim, call.params);
+    Rope(ctx, got.data(), positions.data(), tokens, call.heads, call.head_dim, call.params);
+    EXPECT_EQ(testing::FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(got.size())), -1)
+        << "call " << c;
+  }
 }
 
 TEST(RopeTest, NormalStyleRotatesAdjacentPairsByPositionTimesFrequency) {

@@ -8,6 +8,8 @@
 #include <cstddef>
 #include <vector>
 
+#include "pagoda/kernels/rope_angles_cache.h"
+
 namespace pagoda {
 class ThreadPool;
 }
@@ -43,6 +45,8 @@ class ComputeContext {
   // Worker w's scratch, for w in [0, pool().num_threads()): the `worker`
   // that ThreadPool::ParallelForWorkers passes.
   Scratch& worker_scratch(int worker) { return workers_.at(static_cast<size_t>(worker)); }
+  // RoPE's angles, kept from one call to the next.
+  RopeAnglesCache& rope_angles() { return rope_angles_; }
 
  private:
   const cpu::KernelSet& kernels_;
@@ -50,6 +54,7 @@ class ComputeContext {
   Scratch caller_;
   Scratch input_;
   std::vector<Scratch> workers_;
+  RopeAnglesCache rope_angles_;
 };
 
 }  // namespace pagoda::kernels

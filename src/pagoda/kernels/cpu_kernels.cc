@@ -77,8 +77,10 @@ void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t r
 
 void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
           const RopeParams& params) {
+  const float* cos_sin = ctx.rope_angles().Get(positions, tokens, head_dim, params);
   OverRows(ctx, tokens, [&](int64_t begin, int64_t end) {
-    ctx.kernels().rope(x + begin * heads * head_dim, positions + begin, end - begin, heads, head_dim, params);
+    ctx.kernels().rope(x + begin * heads * head_dim, cos_sin + begin * head_dim, end - begin, heads, head_dim,
+                       params.style);
   });
 }
 

@@ -161,7 +161,7 @@ constexpr KernelSet MakeSet(const char* name, const char* summary, decltype(Kern
   set.matmul = matmul;
   set.embedding_lookup = reference::EmbeddingLookup;
   set.rms_norm = reference::RmsNorm;
-  set.rope = reference::Rope;
+  set.rope = reference::RotatePairs;
   set.silu_mul = reference::SiluMul;
   set.gelu_mul = reference::GeluMul;
   set.add_in_place = reference::AddInPlace;
@@ -183,6 +183,7 @@ constexpr KernelSet kAvx2 =
 // The AVX-512 sets also have their own SiLU-and-multiply (bit for bit the reference's).
 constexpr KernelSet WithAvx512Elementwise(KernelSet set) {
   set.silu_mul = avx512::SiluMul;
+  set.rope = avx512::RotatePairs;
   return set;
 }
 constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32",

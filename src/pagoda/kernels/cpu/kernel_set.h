@@ -19,8 +19,9 @@ struct KernelSet {
   void (*matmul)(const float* x, int64_t m, const MatrixView& w, float* y, ComputeContext& ctx);
   void (*embedding_lookup)(const MatrixView& table, const int32_t* ids, int64_t n, float* out);
   void (*rms_norm)(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
-  void (*rope)(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
-               const RopeParams& params);
+  // RoPE's rotation by angles from reference::RopeAngles (kernels::Rope
+  // computes them once per step and position).
+  void (*rope)(float* x, const float* cos_sin, int64_t tokens, int64_t heads, int64_t head_dim, RopeStyle style);
   void (*silu_mul)(const float* gate, const float* up, int64_t n, float* out);
   void (*gelu_mul)(const float* gate, const float* up, int64_t n, float* out);
   void (*add_in_place)(float* y, const float* x, int64_t n);

@@ -75,6 +75,9 @@ void PanelsF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin
 void PanelsBF16(const float* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end,
                 float* y);
 
+// RoPE's rotation, bit for bit reference::RotatePairs.
+void RotatePairs(float* x, const float* cos_sin, int64_t tokens, int64_t heads, int64_t head_dim, RopeStyle style);
+
 // out = silu(gate) * up, bit for bit reference::SiluMul.
 void SiluMul(const float* gate, const float* up, int64_t n, float* out);
 

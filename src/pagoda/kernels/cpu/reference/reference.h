@@ -25,6 +25,13 @@ void EmbeddingLookup(const MatrixView& table, const int32_t* ids, int64_t n, flo
 void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
 void Rope(float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
           const RopeParams& params);
+// Rope in two parts: each token's (cos, sin) per pair, [tokens][head_dim / 2]
+// pairs, which every head and layer at that position shares; then the
+// rotation of every head's pairs by them. Rope is RopeAngles then
+// RotatePairs, with the same bits.
+void RopeAngles(const int32_t* positions, int64_t tokens, int64_t head_dim, const RopeParams& params,
+                float* cos_sin);
+void RotatePairs(float* x, const float* cos_sin, int64_t tokens, int64_t heads, int64_t head_dim, RopeStyle style);
 // out = GgmlSilu(gate) * up, as GGML's fused SWIGLU on AVX-512.
 void SiluMul(const float* gate, const float* up, int64_t n, float* out);
 // out = GeluTanh(gate) * up.
