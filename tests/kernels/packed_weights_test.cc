@@ -160,7 +160,9 @@ TEST(PackedWeightsTest, FloatWeightsAndOtherSetsReadInPlace) {
     EXPECT_EQ(vk.panels != nullptr, packs) << set->name;
     EXPECT_EQ(vq.panels != nullptr, packs) << set->name;
     EXPECT_EQ(packed.num_packed(), packs ? 2 : 0) << set->name;
-    if (!packs) EXPECT_EQ(packed.bytes(), 0) << set->name;
+    if (!packs) {
+      EXPECT_EQ(packed.bytes(), 0) << set->name;
+    }
   }
 }
 
