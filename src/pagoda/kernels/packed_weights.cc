@@ -14,10 +14,11 @@ PackedWeights PackedWeights::Pack(ComputeContext& ctx, std::span<MatrixView* con
   const cpu::SimdMatMulOps* ops = ctx.kernels().simd;
   if (ops == nullptr || ops->pack == nullptr) return packed;
   // One allocation; each copy starts on a cache line.
-  std::vector<int64_t> offsets;
+  std::vector<int64_t> sizes, offsets;
   for (const MatrixView* w : views) {
+    sizes.push_back(ops->packed_bytes(*w));
     offsets.push_back(packed.bytes_);
-    packed.bytes_ += (ops->packed_bytes(*w) + 63) / 64 * 64;
+    packed.bytes_ += (sizes.back() + 63) / 64 * 64;
   }
   if (packed.bytes_ == 0) return packed;
   packed.memory_.reset(std::aligned_alloc(64, static_cast<size_t>(packed.bytes_)));
@@ -25,7 +26,7 @@ PackedWeights PackedWeights::Pack(ComputeContext& ctx, std::span<MatrixView* con
   auto* base = static_cast<uint8_t*>(packed.memory_.get());
   for (size_t i = 0; i < views.size(); ++i) {
     MatrixView& w = *views[i];
-    if (ops->packed_bytes(w) == 0) continue;
+    if (sizes[i] == 0) continue;
     void* out = base + offsets[i];
     const int64_t panels = (w.rows + ops->panel_rows - 1) / ops->panel_rows;
     ctx.pool().ParallelFor(panels, [&](int64_t begin, int64_t end) { ops->pack(w, begin, end, out); });

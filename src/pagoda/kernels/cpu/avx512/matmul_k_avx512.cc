@@ -104,6 +104,18 @@ const __m512i* SuperBlockPlanes(const MatrixView& w, int64_t j0, int64_t b) {
   return static_cast<const __m512i*>(w.panels) + ((j0 / kPanelRows) * (w.cols / kSuperBlock) + b) * T::kGathered;
 }
 
+// Super-block b of the 16 GGUF rows of the panel at row j0, `rows` of them
+// in the matrix (the rest repeat its last).
+KRows SuperBlockRows(const MatrixView& w, int64_t j0, int64_t rows, int64_t b) {
+  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
+  const int64_t row_bytes = w.cols / kSuperBlock * block_bytes;
+  KRows src;
+  for (int r = 0; r < 16; ++r) {
+    src.row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes + b * block_bytes;
+  }
+  return src;
+}
+
 // Calls unpack(src) with the source of super-block b of the panel at row
 // j0 (`rows` of its rows in the matrix): its planes, or its GGUF rows.
 template <typename T, typename F>
@@ -113,12 +125,7 @@ void WithSuperBlock(const MatrixView& w, int64_t j0, int rows, int64_t b, F unpa
     unpack(src);
     return;
   }
-  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
-  const int64_t row_bytes = w.cols / kSuperBlock * block_bytes;
-  KRows src;
-  for (int r = 0; r < 16; ++r) {
-    src.row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes + b * block_bytes;
-  }
+  KRows src = SuperBlockRows(w, j0, rows, b);
   unpack(src);
 }
 
@@ -170,21 +177,15 @@ void Panels(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begi
 template <typename T>
 void PackPlanes(const MatrixView& w, int64_t panel_begin, int64_t panel_end, void* planes) {
   const int64_t nb = w.cols / kSuperBlock;
-  const int64_t block_bytes = DTypeBlockBytes(w.dtype);
-  const int64_t row_bytes = nb * block_bytes;
   // The unpacked super-block itself is not kept.
   PackedK unpacked;
-  const PanelPrefetch none(w.data, row_bytes, w.rows, kPanelRows, w.rows, 64);
+  const PanelPrefetch none(w.data, DTypeRowBytes(w.dtype, w.cols), w.rows, kPanelRows, w.rows, 64);
   StoreWeights sink{&unpacked, Ahead{&none, 0}};
   for (int64_t p = panel_begin; p < panel_end; ++p) {
     const int64_t j0 = p * kPanelRows;
     const int64_t rows = w.rows - j0 < kPanelRows ? w.rows - j0 : kPanelRows;
     for (int64_t b = 0; b < nb; ++b) {
-      KRecorder src{{}, static_cast<__m512i*>(planes) + (p * nb + b) * T::kGathered};
-      for (int r = 0; r < 16; ++r) {
-        src.rows.row[r] = static_cast<const uint8_t*>(w.data) + (j0 + (r < rows ? r : rows - 1)) * row_bytes +
-                          b * block_bytes;
-      }
+      KRecorder src{SuperBlockRows(w, j0, rows, b), static_cast<__m512i*>(planes) + (p * nb + b) * T::kGathered};
       // Exactly T::kGathered vectors: the packed-view tests fail if that count is off.
       T::Unpack(src, &unpacked, sink);
     }
