@@ -368,6 +368,13 @@ void RegisterAll() {
   }
   // A server's decode step: 32 sequences of 144 positions.
   for (int threads : {1, 2}) RegisterBatchedDecode(32, 144, sets.back(), threads);
+  // One sequence's decode step after 4,096 positions, its K and V from
+  // memory as in the engine (the warm run above reads them from the cache),
+  // on the SIMD sets' attention kernels past position 512.
+  for (const cpu::KernelSet* set : sets) {
+    if (set->simd == nullptr) continue;
+    for (int threads : {1, 2}) RegisterBatchedDecode(1, 4096, set, threads);
+  }
   // A prompt's last chunk of 512 rows at 4096 positions (a third of a long
   // prompt's work is attention).
   for (const cpu::KernelSet* set : sets) {

@@ -1,6 +1,6 @@
 // Perplexity on GPL-3 (the fixture's 4,096 llama.cpp tokens in 512-token
-// windows, and 6,144 in 2,048-token windows, where the avx512bf16 set's
-// attention runs in bf16 past position 512), run through the engine as
+// windows, and 6,144 in 2,048-token windows, where the avx512bf16 and amx
+// sets' attention runs in bf16 past position 512), run through the engine as
 // prompt-logprob requests, within 1% of llama.cpp's value on the same windows.
 #include "pagoda/engine/perplexity.h"
 

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/amx/amx_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/grouped_attention.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
@@ -148,25 +149,32 @@ bool KeepsGgmlOrder(const cpu::KernelSet& set) {
   return std::string(set.name) == "scalar" || std::string(set.name) == "avx2";
 }
 
-// The avx512bf16 set attends in bf16 past its first positions (kernel_set.cc),
-// which these fixtures mostly do not reach; so its bf16 kernel is also
-// tested from position 0 on, as a set of its own.
-void Bf16FromTheStart(const float* q, int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
-                      const AttentionParams& params, float* out, ComputeContext& ctx) {
-  static constexpr cpu::GroupedAttentionKernel kKernel = {.attend_segment = cpu::avx512::AttendSegmentBf16,
-                                                          .fold_step = cpu::avx512::FoldStep,
-                                                          .fold_finish = cpu::avx512::FoldFinish};
+// The avx512bf16 and amx sets attend in bf16 past their first positions
+// (kernel_set.cc), which these fixtures mostly do not reach; so their bf16
+// kernels (VDPBF16PS, AMX-BF16 tiles) are also tested from position 0 on,
+// as sets of their own.
+template <void (*kSegment)(const cpu::AttentionSegmentArgs&)>
+void FarKernelFromTheStart(const float* q, int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
+                           const AttentionParams& params, float* out, ComputeContext& ctx) {
+  static constexpr cpu::GroupedAttentionKernel kKernel = {
+      .attend_segment = kSegment, .fold_step = cpu::avx512::FoldStep, .fold_finish = cpu::avx512::FoldFinish};
   cpu::RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kKernel, ctx);
 }
 
-// Every supported set, and the bf16 kernel from position 0 where the CPU has it.
+// Every supported set, and the bf16 kernels from position 0 where the CPU has them.
 std::vector<const cpu::KernelSet*> AttentionSets() {
   static const std::vector<const cpu::KernelSet*> sets = [] {
     std::vector<const cpu::KernelSet*> out(cpu::SupportedKernelSets().begin(), cpu::SupportedKernelSets().end());
     if (const cpu::KernelSet* bf16 = cpu::FindSupportedKernelSet("avx512bf16")) {
       static cpu::KernelSet everywhere = *bf16;
       everywhere.name = "avx512bf16 attending in bf16 from position 0";
-      everywhere.paged_attention = Bf16FromTheStart;
+      everywhere.paged_attention = FarKernelFromTheStart<cpu::avx512::AttendSegmentBf16>;
+      out.push_back(&everywhere);
+    }
+    if (const cpu::KernelSet* amx = cpu::FindSupportedKernelSet("amx")) {
+      static cpu::KernelSet everywhere = *amx;
+      everywhere.name = "amx attending on tiles from position 0";
+      everywhere.paged_attention = FarKernelFromTheStart<cpu::amx::AttendSegmentTiles>;
       out.push_back(&everywhere);
     }
     return out;
@@ -174,15 +182,16 @@ std::vector<const cpu::KernelSet*> AttentionSets() {
   return sets;
 }
 
-// The bf16 kernel rounds q, K, V and the softmax's probabilities to bf16
-// (attention_bf16_avx512.cc), so the sets that use it are checked on
+// The bf16 kernels round q, K, V and the softmax's probabilities to bf16
+// (attention_bf16_avx512.cc, amx/attention_amx.cc), so the sets that use it are checked on
 // fixtures whose values bf16 holds exactly: then only the probabilities'
 // rounding separates it from exact attention. Rounding to bf16's 8
 // significant bits moves each weight w by at most eps = 2^-8 of itself, and
 // the output sum(w v) / sum(w) by at most eps / (1 - eps) times the weighted
 // mean of |v - output| (the spread that NaiveAttention reports).
 bool RoundsToBf16(const cpu::KernelSet& set) {
-  return testing::RunsBf16Dots(set.name) || std::string_view(set.name).starts_with("avx512bf16");
+  return testing::RunsBf16Dots(set.name) || std::string_view(set.name).starts_with("avx512bf16") ||
+         std::string_view(set.name).starts_with("amx");
 }
 constexpr double kBf16Epsilon = 1.0 / 256;
 double NaiveTolerance(const cpu::KernelSet& set, double spread) {

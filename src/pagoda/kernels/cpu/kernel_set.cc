@@ -136,6 +136,13 @@ constexpr GroupedAttentionKernel kAvx512Bf16GroupedAttention = {.attend_segment 
                                                                     .fold_finish = avx512::FoldFinish,
                                                                     .attend_far_segment = avx512::AttendSegmentBf16,
                                                                     .far_from = kBf16AttentionFrom};
+// AMX: the same split, with the far segments' products on AMX-BF16 tiles
+// (amx/attention_amx.cc), which round as the VDPBF16PS kernel does.
+constexpr GroupedAttentionKernel kAmxGroupedAttention = {.attend_segment = avx512::AttendSegment,
+                                                         .fold_step = avx512::FoldStep,
+                                                         .fold_finish = avx512::FoldFinish,
+                                                         .attend_far_segment = amx::AttendSegmentTiles,
+                                                         .far_from = kBf16AttentionFrom};
 template <const GroupedAttentionKernel& kKernel>
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,
@@ -194,8 +201,10 @@ constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
     MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights and attention through AVX512-BF16's VDPBF16PS",
             Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAvx512Bf16MatMul));
 constexpr KernelSet kAmx = WithAvx512Elementwise(
-    MakeSet("amx", "AMX-INT8 tiles for quantized prompts and batches; otherwise as avx512bf16", AmxMatMul,
-            Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAmxMatMul));
+    MakeSet("amx",
+            "AMX-INT8 tiles for quantized prompts and batches, AMX-BF16 tiles for attention past position 512; "
+            "otherwise as avx512bf16",
+            AmxMatMul, Avx512Attention<kAmxGroupedAttention>, &avx2::kRowOps, &kAmxMatMul));
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

@@ -1,10 +1,11 @@
-// Kernels for x86-64 with AMX-TILE and AMX-INT8 (and AVX-512 with VNNI), in
-// translation units built with those -m flags. Call only where
-// AmxTilesUsable() (tile_permission.h) said yes.
+// Kernels for x86-64 with AMX-TILE, AMX-INT8 and AMX-BF16 (and AVX-512 with
+// VNNI and BF16), in translation units built with those -m flags. Call only
+// where AmxTilesUsable() (tile_permission.h) said yes.
 #pragma once
 
 #include <cstdint>
 
+#include "pagoda/kernels/cpu/grouped_attention.h"
 #include "pagoda/kernels/cpu/simd_matmul.h"
 
 namespace pagoda::kernels::cpu::amx {
@@ -36,5 +37,10 @@ void PanelsIQ4_NL(const QuantizedRows& x, const MatrixView& w, int64_t row_begin
 constexpr int64_t kKScratchBytesPerSuperBlock = 90 * 64 + 16 * 16 * 16 * 4;
 void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_begin, int64_t row_end, void* scratch,
              float* y);
+
+// The grouped attention's segment kernel (grouped_attention.h) on AMX-BF16
+// tiles, for heads of at most avx512::kMaxAttentionHeadDim dimensions;
+// avx512::FoldStep and FoldFinish fold its partials (attention_amx.cc).
+void AttendSegmentTiles(const AttentionSegmentArgs& args);
 
 }  // namespace pagoda::kernels::cpu::amx

@@ -15,12 +15,12 @@ constexpr int kArchReqXcompPerm = 0x1023;
 constexpr int kXfeatureTileData = 18;
 constexpr uint64_t kXcr0TileState = (1ull << 17) | (1ull << 18);  // XTILECFG and XTILEDATA
 
-bool CpuHasAmxInt8() {
+bool CpuHasAmx() {
   unsigned a, b, c, d;
   if (!__get_cpuid(1, &a, &b, &c, &d) || (c & (1u << 27)) == 0) return false;  // OSXSAVE
   if (!__get_cpuid_count(7, 0, &a, &b, &c, &d)) return false;
-  const bool tile = d & (1u << 24), int8 = d & (1u << 25);
-  if (!tile || !int8) return false;
+  const bool bf16 = d & (1u << 22), tile = d & (1u << 24), int8 = d & (1u << 25);
+  if (!tile || !int8 || !bf16) return false;
   unsigned lo, hi;
   __asm__("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
   const uint64_t xcr0 = (uint64_t{hi} << 32) | lo;
@@ -37,7 +37,7 @@ bool GrantTileData() {
 }  // namespace
 
 bool AmxTilesUsable() {
-  static const bool usable = CpuHasAmxInt8() && GrantTileData();
+  static const bool usable = CpuHasAmx() && GrantTileData();
   return usable;
 }
 

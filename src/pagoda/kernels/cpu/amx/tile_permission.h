@@ -6,7 +6,7 @@
 
 namespace pagoda::kernels::cpu {
 
-// True when CPUID reports AMX-TILE and AMX-INT8, XCR0 shows the OS saving
+// True when CPUID reports AMX-TILE, AMX-INT8 and AMX-BF16, XCR0 shows the OS saving
 // tile state, and Linux granted this process the tile data permission. The
 // first call asks for the permission (process-wide, for threads that exist
 // and threads to come); later calls return the first answer.

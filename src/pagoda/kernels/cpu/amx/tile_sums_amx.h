@@ -6,19 +6,10 @@
 
 #include <cstdint>
 
+#include "pagoda/kernels/cpu/amx/tile_config_amx.h"
+
 namespace pagoda::kernels::cpu::amx {
 namespace {
-
-// LDTILECFG's 64-byte operand (palette 1). Used as constant objects,
-// because LDTILECFG's inline assembly tells the compiler it reads only 8
-// of their bytes.
-struct alignas(64) TileConfig {
-  uint8_t palette;
-  uint8_t start_row;
-  uint8_t reserved[14];
-  uint16_t colsb[16];
-  uint8_t rows[16];
-};
 
 // The panels' configuration for blocks of kBlock bytes of x: tiles 0 and 1
 // hold 16 x rows' bytes of one block (A), 2 and 3 its weights (B: one row
