@@ -1,7 +1,8 @@
 // Perplexity on GPL-3 (the fixture's 4,096 llama.cpp tokens in 512-token
-// windows, and 6,144 in 2,048-token windows, where the avx512bf16 and amx
-// sets' attention runs in bf16 past position 512), run through the engine as
-// prompt-logprob requests, within 1% of llama.cpp's value on the same windows.
+// windows, and 6,144 in 2,048-token windows, where attention runs in bf16
+// past position 512 on the avx512bf16 set and past 256 on the amx set), run
+// through the engine as prompt-logprob requests, within 1% of llama.cpp's
+// value on the same windows.
 #include "pagoda/engine/perplexity.h"
 
 #include <gtest/gtest.h>

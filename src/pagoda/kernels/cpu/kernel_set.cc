@@ -136,13 +136,18 @@ constexpr GroupedAttentionKernel kAvx512Bf16GroupedAttention = {.attend_segment 
                                                                     .fold_finish = avx512::FoldFinish,
                                                                     .attend_far_segment = avx512::AttendSegmentBf16,
                                                                     .far_from = kBf16AttentionFrom};
-// AMX: the same split, with the far segments' products on AMX-BF16 tiles
-// (amx/attention_amx.cc), which round as the VDPBF16PS kernel does.
+// AMX: the segments past the first one (position 256 on) run both products
+// on AMX-BF16 tiles (amx/attention_amx.cc), which round as the VDPBF16PS
+// kernel does. A prompt's attention there is ~2.8x faster than f32; a
+// decode row's is slower (each K/V element is converted to the tiles'
+// layout as it is read), so the first segment keeps f32: from position 0,
+// `chat` served lost 10%, and from 256 it is unchanged while a 4,000-token
+// prompt gains 12% (docs/performance.md).
 constexpr GroupedAttentionKernel kAmxGroupedAttention = {.attend_segment = avx512::AttendSegment,
                                                          .fold_step = avx512::FoldStep,
                                                          .fold_finish = avx512::FoldFinish,
                                                          .attend_far_segment = amx::AttendSegmentTiles,
-                                                         .far_from = kBf16AttentionFrom};
+                                                         .far_from = kAttentionSegment};
 template <const GroupedAttentionKernel& kKernel>
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,
@@ -202,7 +207,7 @@ constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
             Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAvx512Bf16MatMul));
 constexpr KernelSet kAmx = WithAvx512Elementwise(
     MakeSet("amx",
-            "AMX-INT8 tiles for quantized prompts and batches, AMX-BF16 tiles for attention past position 512; "
+            "AMX-INT8 tiles for quantized prompts and batches, AMX-BF16 tiles for attention past position 256; "
             "otherwise as avx512bf16",
             AmxMatMul, Avx512Attention<kAmxGroupedAttention>, &avx2::kRowOps, &kAmxMatMul));
 

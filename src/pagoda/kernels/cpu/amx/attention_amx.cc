@@ -165,11 +165,12 @@ struct LaneGroup {
 // Tiles: 0 and 1 the scores of the chunk's halves (C), 2 and 4 K rows or V
 // columns (A), 3 the queries (B), 5 the probabilities (B), 6 and 7 weighted
 // V sums (C).
+//
+// The chunk's scores for group g ([position][lane], raw products) into s.
+// Every group's scores are stored before any is read back, so that the
+// vector loads do not wait on the tile stores just issued.
 template <bool kF16>
-void AttendChunkInLanes(LaneGroup& g, const LaneChunk<kF16>& chunk, int32_t c0, int64_t hd, float scale,
-                        float softcap) {
-  const __mmask16 seeing = g.softmax.Seeing(c0);
-  if (seeing == 0) return;
+void ScoresInLanes(const LaneGroup& g, const LaneChunk<kF16>& chunk, int64_t hd, float* s) {
   _tile_zero(0);
   _tile_zero(1);
   for (int64_t d = 0; d < Padded32(hd); d += 32) {
@@ -179,10 +180,15 @@ void AttendChunkInLanes(LaneGroup& g, const LaneChunk<kF16>& chunk, int32_t c0, 
     _tile_dpbf16ps(0, 2, 3);
     _tile_dpbf16ps(1, 4, 3);
   }
-  alignas(64) float s[kChunk * kLanes];
   _tile_stored(0, s, 64);
   _tile_stored(1, s + kTile * kLanes, 64);
+}
 
+// The online softmax's step over a chunk for group g, from its scores s
+// (overwritten with the scaled ones): the probabilities as B (pt[pair][lane])
+// and each lane's rescale of its weighted V sums.
+inline __m512 SoftmaxInLanes(LaneGroup& g, __mmask16 seeing, int32_t c0, float scale, float softcap, float* s,
+                             uint32_t* pt) {
   // Which lanes see each position.
   const __m512i first = _mm512_load_si512(g.softmax.first), last = _mm512_load_si512(g.softmax.last);
   __mmask16 valid[kChunk];
@@ -195,7 +201,6 @@ void AttendChunkInLanes(LaneGroup& g, const LaneChunk<kF16>& chunk, int32_t c0, 
     chunk_max = _mm512_max_ps(chunk_max, x);
   }
   const __m512 new_max = g.softmax.NewMaximum(chunk_max);
-  alignas(64) uint32_t pt[kChunk / 2 * kLanes];
   __m512 pair_sums[kChunk / 2];
   for (int j = 0; j < kChunk / 2; ++j) {
     const __m512 even = _mm512_maskz_mov_ps(
@@ -211,25 +216,50 @@ void AttendChunkInLanes(LaneGroup& g, const LaneChunk<kF16>& chunk, int32_t c0, 
   }
   const __m512 rescale = g.softmax.Rescale(new_max, seeing);
   g.softmax.Update(new_max, rescale, pair_sums[0], seeing);
+  return rescale;
+}
 
+// The chunk's weighted V for group g on tiles, every dimension's stored
+// before any is added to the rescaled sums (as the scores, so that no load
+// waits on a tile store).
+template <bool kF16>
+void WeightedVInLanes(LaneGroup& g, const LaneChunk<kF16>& chunk, int64_t hd, const uint32_t* pt, __m512 rescale) {
+  alignas(64) float o[kMaxPadded16 * kLanes];
   _tile_loadd(5, pt, 64);
-  alignas(64) float o[2 * 16 * kLanes];
   for (int64_t d = 0; d < Padded16(hd); d += 32) {
-    const bool second = d + 16 < Padded16(hd);
     _tile_zero(6);
     _tile_loadd(2, chunk.vt(d), kChunk * 2);
     _tile_dpbf16ps(6, 2, 5);
-    if (second) {
+    _tile_stored(6, o + d * kLanes, 64);
+    if (d + 16 < Padded16(hd)) {
       _tile_zero(7);
       _tile_loadd(4, chunk.vt(d + 16), kChunk * 2);
       _tile_dpbf16ps(7, 4, 5);
+      _tile_stored(7, o + (d + 16) * kLanes, 64);
     }
-    _tile_stored(6, o, 64);
-    if (second) _tile_stored(7, o + 16 * kLanes, 64);
-    for (int l = 0; l < (second ? 32 : 16); ++l) {
-      float* acc = g.acc + (d + l) * kLanes;
-      _mm512_store_ps(acc, _mm512_fmadd_ps(_mm512_load_ps(acc), rescale, _mm512_load_ps(o + l * kLanes)));
-    }
+  }
+  for (int64_t d = 0; d < Padded16(hd); ++d) {
+    float* acc = g.acc + d * kLanes;
+    _mm512_store_ps(acc, _mm512_fmadd_ps(_mm512_load_ps(acc), rescale, _mm512_load_ps(o + d * kLanes)));
+  }
+}
+
+// One chunk for every lane group: all groups' scores, then each group's
+// softmax and weighted V.
+template <bool kF16>
+void AttendChunkInLanes(LaneGroup* groups, int num_groups, const LaneChunk<kF16>& chunk, int32_t c0, int64_t hd,
+                        float scale, float softcap) {
+  alignas(64) float s[kMaxLaneGroups][kChunk * kLanes];
+  __mmask16 seeing[kMaxLaneGroups];
+  for (int g = 0; g < num_groups; ++g) {
+    seeing[g] = groups[g].softmax.Seeing(c0);
+    if (seeing[g] != 0) ScoresInLanes(groups[g], chunk, hd, s[g]);
+  }
+  for (int g = 0; g < num_groups; ++g) {
+    if (seeing[g] == 0) continue;
+    alignas(64) uint32_t pt[kChunk / 2 * kLanes];
+    const __m512 rescale = SoftmaxInLanes(groups[g], seeing[g], c0, scale, softcap, s[g], pt);
+    WeightedVInLanes(groups[g], chunk, hd, pt, rescale);
   }
 }
 
@@ -243,7 +273,7 @@ void AttendInLanes(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
   LaneChunk<kF16> chunks[2] = {LaneChunk<kF16>(hd), LaneChunk<kF16>(hd)};
   _tile_loadconfig(&kAttentionTileConfig);
   WalkChunks<kF16>(a, begin, end, base, chunks, [&](const LaneChunk<kF16>& chunk, int32_t c0) {
-    for (int g = 0; g < groups; ++g) AttendChunkInLanes(lane_groups[g], chunk, c0, hd, a.scale, a.softcap);
+    AttendChunkInLanes(lane_groups, groups, chunk, c0, hd, a.scale, a.softcap);
   });
   _tile_release();
   for (int g = 0; g < groups; ++g) lane_groups[g].Finish(a, g, hd);
