@@ -82,6 +82,7 @@ void WalkChunks(const AttentionSegmentArgs& a, int64_t begin, int64_t end, int64
       rows.Advance(next);
       chunks[current ^ 1].Convert(rows);
     }
+    StoresBeforeTileLoads();
     attend(chunks[current], static_cast<int32_t>(c0 - base));
   }
 }
@@ -225,6 +226,7 @@ inline __m512 SoftmaxInLanes(LaneGroup& g, __mmask16 seeing, int32_t c0, float s
 template <bool kF16>
 void WeightedVInLanes(LaneGroup& g, const LaneChunk<kF16>& chunk, int64_t hd, const uint32_t* pt, __m512 rescale) {
   alignas(64) float o[kMaxPadded16 * kLanes];
+  StoresBeforeTileLoads();
   _tile_loadd(5, pt, 64);
   for (int64_t d = 0; d < Padded16(hd); d += 32) {
     _tile_zero(6);
@@ -429,6 +431,7 @@ void AttendChunkInRows(RowGroup& g, const RowChunk<kF16>& chunk, int32_t c0, int
   _mm512_store_ps(rescales, rescale);
   g.softmax.Update(new_max, rescale, _mm512_load_ps(chunk_sum), seeing);
 
+  StoresBeforeTileLoads();
   _tile_loadd(5, g.p, 64);
   alignas(64) float o[2 * kLanes * 16];
   for (int64_t d = 0; d < Padded16(hd); d += 32) {

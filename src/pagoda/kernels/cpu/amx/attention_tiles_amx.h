@@ -42,6 +42,11 @@ constexpr TileConfig kAttentionTileConfig = {
     .rows = {16, 16, 16, 16, 16, 16, 16, 16},
 };
 
+// TILELOADD's inline assembly names no memory operand, so the compiler may
+// move vector stores past it: call this between the stores that write a
+// tile's operand and the tile load that reads it.
+inline void StoresBeforeTileLoads() { __asm__ volatile("" ::: "memory"); }
+
 // e^x for a probability, x <= 0: 2^n times a degree-5 polynomial of the
 // fraction f (|f| <= 1/2), within 3e-6 of e^x relative to it, far inside
 // the bf16 rounding (2^-9) that every probability then takes. Lanes of -inf
