@@ -36,7 +36,7 @@ class LLM(_pagoda.LLM):
             max_model_len=None, gpu_memory_utilization=None, kv_cache_memory=None,
             tensor_parallel_size=1, pipeline_parallel_size=1, enforce_eager=False, trust_remote_code=False,
             enable_prefix_caching=True, max_num_seqs=256, max_num_batched_tokens=None, block_size=16,
-            scheduling_policy="fcfs", threads=0, long_prefill_token_threshold=64,
+            scheduling_policy="fcfs", threads=0, long_prefill_token_threshold=256,
             max_num_partial_prefills=4, max_long_partial_prefills=1, generation_config="auto")
 
     `model` is a GGUF file, a Hugging Face model directory, or a model id found

@@ -67,11 +67,13 @@ struct EngineConfig {
   // max_num_partial_prefills > 1 the prompts that can run in a step share
   // the budget evenly and at most max_long_partial_prefills of them are
   // long: short prompts overtake a long one waiting behind a long prefill.
-  // Defaults for the CPU: a short request arriving during an 8k prompt now
-  // waits for a 64-token step of it, not a 2048-token one (two orders of
-  // magnitude less), while chunks of 64 cost ordinary prompts nothing
-  // measurable and smaller ones do.
-  int32_t long_prefill_token_threshold = 64;
+  // Defaults for the CPU: a short request arriving during an 8k prompt
+  // waits for a 256-token step of it, not a 2048-token one (0.41 s against
+  // 0.011 s alone), and prompts of up to 256 tokens (a chat turn) prefill
+  // side by side. 64 gave that short request 0.17 s but made 512-token
+  // prompts 11% slower and a burst of 200-token chats' p99 time to first
+  // token 1.6x longer (docs/performance.md, "The long-prefill threshold").
+  int32_t long_prefill_token_threshold = 256;
   int32_t max_num_partial_prefills = 4;
   int32_t max_long_partial_prefills = 1;
   // Requests accepted but not yet scheduled (still in the engine's inbox,
