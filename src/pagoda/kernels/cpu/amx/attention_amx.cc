@@ -38,31 +38,16 @@
 namespace pagoda::kernels::cpu::amx {
 namespace {
 
+using avx512::Bf16Dims;
 using avx512::Fold16;
 using avx512::InterleavePairs;
-using avx512::LoadWide;
 using avx512::ToBf16;
 using avx512::Transpose16x16;
+using avx512::VPairs;
 
 // Blocks of at most this many query vectors take the row layout.
 constexpr int32_t kRowLayoutMaxVectors = 8;
 constexpr int kMaxLaneGroups = kMaxBlockRows * kMaxGroupVectors / kLanes;
-
-// 32 dimensions [d, d + 32) of a cache or query row as bf16 (zero past hd).
-template <bool kF16>
-inline __m512i Bf16Dims(const void* row, int64_t d, int64_t hd) {
-  const __m512 lo = d < hd ? LoadWide<kF16>(row, d, FirstLanes(hd - d)) : _mm512_setzero_ps();
-  const __m512 hi = d + 16 < hd ? LoadWide<kF16>(row, d + 16, FirstLanes(hd - d - 16)) : _mm512_setzero_ps();
-  return ToBf16(lo, hi);
-}
-
-// Dimensions [d, d + 16) of the V rows of positions 2j and 2j + 1, as
-// pairs (lane l: both positions at d + l).
-template <bool kF16>
-inline __m512i VPairs(const void* const v[kChunk], int j, int64_t d, int64_t hd) {
-  const __mmask16 mask = FirstLanes(hd - d);
-  return InterleavePairs(ToBf16(LoadWide<kF16>(v[2 * j], d, mask), LoadWide<kF16>(v[2 * j + 1], d, mask)));
-}
 
 // Walks the chunks of [begin, end) (base: the first chunk's position),
 // calling attend(chunk, c0 - base) for each. Chunk i + 1 is converted,

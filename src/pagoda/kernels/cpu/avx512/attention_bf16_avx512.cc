@@ -34,18 +34,8 @@ struct CacheRowsBf16 {
   const TileRows<kF16>& rows;
   int64_t hd;
 
-  __m512bh K(int p, int64_t d) const {
-    const __m512 lo = d < hd ? LoadWide<kF16>(rows.k_rows()[p], d, FirstLanes(hd - d)) : _mm512_setzero_ps();
-    const __m512 hi =
-        d + 16 < hd ? LoadWide<kF16>(rows.k_rows()[p], d + 16, FirstLanes(hd - d - 16)) : _mm512_setzero_ps();
-    return (__m512bh)ToBf16(lo, hi);
-  }
-  __m512bh VPair(int j, int64_t d) const {
-    const __mmask16 mask = FirstLanes(hd - d);
-    const __m512 first = LoadWide<kF16>(rows.v_rows()[2 * j], d, mask);
-    const __m512 second = LoadWide<kF16>(rows.v_rows()[2 * j + 1], d, mask);
-    return (__m512bh)InterleavePairs(ToBf16(first, second));
-  }
+  __m512bh K(int p, int64_t d) const { return (__m512bh)Bf16Dims<kF16>(rows.k_rows()[p], d, hd); }
+  __m512bh VPair(int j, int64_t d) const { return (__m512bh)VPairs<kF16>(rows.v_rows(), j, d, hd); }
 };
 
 // A tile in bf16 as the products read it: K transposed into dimension

@@ -1,11 +1,13 @@
 // The bf16 pieces that the attention kernels on VDPBF16PS
 // (attention_bf16_avx512.cc) and on AMX-BF16 tiles (amx/attention_amx.cc)
-// share: rounding f32 to bf16 pairs, interleaving two rows into pairs and
-// the 16 x 16 dword transpose. Internal linkage, as avx512_util.h, for
-// units built with -mavx512bf16 (include avx512_util.h first).
+// share: rounding f32 to bf16 pairs, interleaving two rows into pairs, the
+// 16 x 16 dword transpose, and cache rows read as bf16. Internal linkage, as
+// avx512_util.h, for units built with -mavx512bf16.
 #pragma once
 
 #include <cstdint>
+
+#include "pagoda/kernels/cpu/avx512/attention_tiles_avx512.h"
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
@@ -58,6 +60,23 @@ inline void Transpose16x16(const __m512i r[16], __m512i c[16]) {
     c[4 + e] = _mm512_shuffle_i32x4(v[2 * e + 1], v[8 + 2 * e + 1], 0x88);
     c[12 + e] = _mm512_shuffle_i32x4(v[2 * e + 1], v[8 + 2 * e + 1], 0xDD);
   }
+}
+
+// 32 dimensions [d, d + 32) of a cache row (kF16: f16 elements, else f32)
+// or, with kF16 false, of a query, as bf16 (zero past hd).
+template <bool kF16>
+inline __m512i Bf16Dims(const void* row, int64_t d, int64_t hd) {
+  const __m512 lo = d < hd ? LoadWide<kF16>(row, d, FirstLanes(hd - d)) : _mm512_setzero_ps();
+  const __m512 hi = d + 16 < hd ? LoadWide<kF16>(row, d + 16, FirstLanes(hd - d - 16)) : _mm512_setzero_ps();
+  return ToBf16(lo, hi);
+}
+
+// Dimensions [d, d + 16) of the V rows v[2j] and v[2j + 1] (d < hd), as
+// pairs: lane l holds both positions at dimension d + l.
+template <bool kF16>
+inline __m512i VPairs(const void* const* v, int j, int64_t d, int64_t hd) {
+  const __mmask16 mask = FirstLanes(hd - d);
+  return InterleavePairs(ToBf16(LoadWide<kF16>(v[2 * j], d, mask), LoadWide<kF16>(v[2 * j + 1], d, mask)));
 }
 
 }  // namespace
