@@ -292,7 +292,7 @@ class RowChunk {
  public:
   explicit RowChunk(int64_t hd) : hd_(hd), vp_stride_(Padded16(hd)) {}
 
-  const uint32_t* kt(int half, int64_t d) const { return kt_ + half * kMaxPadded32 / 2 * kTile + d / 2 * kTile; }
+  const uint32_t* kt(int half, int64_t d) const { return kt_ + KtOffset(half, d); }
   const uint32_t* vp(int64_t d) const { return vp_ + d; }
   int64_t vp_stride_bytes() const { return vp_stride_ * 4; }
 
@@ -307,7 +307,7 @@ class RowChunk {
           by_position[p] = Bf16Dims<kF16>(k_rows[half * kTile + p], d, hd_);
         }
         Transpose16x16(by_position, by_pair);
-        uint32_t* out = kt_ + half * kMaxPadded32 / 2 * kTile + d / 2 * kTile;
+        uint32_t* out = kt_ + KtOffset(half, d);
         for (int k = 0; k < 16; ++k) _mm512_store_si512(out + k * kTile, by_pair[k]);
       }
     }
@@ -319,6 +319,9 @@ class RowChunk {
   }
 
  private:
+  // Where dimension pair d / 2 of half `half` starts in kt_.
+  static int64_t KtOffset(int half, int64_t d) { return half * kMaxPadded32 / 2 * kTile + d / 2 * kTile; }
+
   const int64_t hd_;
   const int64_t vp_stride_;
   alignas(64) uint32_t kt_[2 * kMaxPadded32 / 2 * kTile];
