@@ -173,20 +173,25 @@ void ScoresInLanes(const LaneGroup& g, const LaneChunk<kF16>& chunk, int64_t hd,
 // The online softmax's step over a chunk for group g, from its scores s
 // (overwritten with the scaled ones): the probabilities as B (pt[pair][lane])
 // and each lane's rescale of its weighted V sums.
+// The maxima run in four independent chains (a maximum is exact in any
+// order), so that the loop does not wait on one chain's latency.
+template <bool kSoftcap>
 inline __m512 SoftmaxInLanes(LaneGroup& g, __mmask16 seeing, int32_t c0, float scale, float softcap, float* s,
                              uint32_t* pt) {
   // Which lanes see each position.
   const __m512i first = _mm512_load_si512(g.softmax.first), last = _mm512_load_si512(g.softmax.last);
   __mmask16 valid[kChunk];
-  __m512 chunk_max = _mm512_set1_ps(-INFINITY);
+  __m512 chunk_max[4];
+  for (int i = 0; i < 4; ++i) chunk_max[i] = _mm512_set1_ps(-INFINITY);
   for (int p = 0; p < kChunk; ++p) {
     const __m512i position = _mm512_set1_epi32(c0 + p);
     valid[p] = _mm512_mask_cmple_epi32_mask(seeing, first, position) & _mm512_cmpgt_epi32_mask(last, position);
-    const __m512 x = ScaledScores(_mm512_load_ps(s + p * kLanes), valid[p], scale, softcap);
+    const __m512 x = ScaledScores<kSoftcap>(_mm512_load_ps(s + p * kLanes), valid[p], scale, softcap);
     _mm512_store_ps(s + p * kLanes, x);
-    chunk_max = _mm512_max_ps(chunk_max, x);
+    chunk_max[p % 4] = _mm512_max_ps(chunk_max[p % 4], x);
   }
-  const __m512 new_max = g.softmax.NewMaximum(chunk_max);
+  const __m512 new_max = g.softmax.NewMaximum(
+      _mm512_max_ps(_mm512_max_ps(chunk_max[0], chunk_max[1]), _mm512_max_ps(chunk_max[2], chunk_max[3])));
   __m512 pair_sums[kChunk / 2];
   for (int j = 0; j < kChunk / 2; ++j) {
     const __m512 even = _mm512_maskz_mov_ps(
@@ -245,7 +250,8 @@ void AttendChunkInLanes(LaneGroup* groups, int num_groups, const LaneChunk<kF16>
   for (int g = 0; g < num_groups; ++g) {
     if (seeing[g] == 0) continue;
     alignas(64) uint32_t pt[kChunk / 2 * kLanes];
-    const __m512 rescale = SoftmaxInLanes(groups[g], seeing[g], c0, scale, softcap, s[g], pt);
+    const __m512 rescale = softcap > 0.0f ? SoftmaxInLanes<true>(groups[g], seeing[g], c0, scale, softcap, s[g], pt)
+                                          : SoftmaxInLanes<false>(groups[g], seeing[g], c0, scale, softcap, s[g], pt);
     WeightedVInLanes(groups[g], chunk, hd, pt, rescale);
   }
 }
@@ -367,7 +373,7 @@ struct RowGroup {
 // and 4 K pairs or V pairs (B), 5 the probabilities (A), 6 and 7 weighted V
 // sums (C). The A and C tiles have a row per query vector (kRowConfigs), so
 // the products do no work for rows that are not there.
-template <bool kF16>
+template <bool kF16, bool kSoftcap>
 void AttendChunkInRows(RowGroup& g, const RowChunk<kF16>& chunk, int32_t c0, int64_t hd, float scale,
                        float softcap) {
   const __mmask16 seeing = g.softmax.Seeing(c0);
@@ -395,7 +401,7 @@ void AttendChunkInRows(RowGroup& g, const RowChunk<kF16>& chunk, int32_t c0, int
     __m512 x[2];
     for (int half = 0; half < 2; ++half) {
       valid[v][half] = static_cast<__mmask16>(LanesBelow(hi - half * kTile) & ~LanesBelow(lo - half * kTile));
-      x[half] = ScaledScores(_mm512_load_ps(s + v * kChunk + half * kTile), valid[v][half], scale, softcap);
+      x[half] = ScaledScores<kSoftcap>(_mm512_load_ps(s + v * kChunk + half * kTile), valid[v][half], scale, softcap);
       _mm512_store_ps(s + v * kChunk + half * kTile, x[half]);
     }
     chunk_max[v] = _mm512_reduce_max_ps(_mm512_max_ps(x[0], x[1]));
@@ -455,7 +461,11 @@ void AttendInRows(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
   RowChunk<kF16> chunks[2] = {RowChunk<kF16>(hd), RowChunk<kF16>(hd)};
   _tile_loadconfig(&kRowConfigs.by_rows[vectors]);
   WalkChunks<kF16>(a, begin, end, base, chunks, [&](const RowChunk<kF16>& chunk, int32_t c0) {
-    AttendChunkInRows(group, chunk, c0, hd, a.scale, a.softcap);
+    if (a.softcap > 0.0f) {
+      AttendChunkInRows<kF16, true>(group, chunk, c0, hd, a.scale, a.softcap);
+    } else {
+      AttendChunkInRows<kF16, false>(group, chunk, c0, hd, a.scale, a.softcap);
+    }
   });
   _tile_release();
   group.Finish(a, hd);

@@ -134,20 +134,26 @@ struct SoftmaxLanes {
   }
 };
 
-// A chunk's scaled scores (raw times scale, soft-capped where asked) with
+// Soft-capping of the lanes in `valid`: c tanh(x / c), one tanhf per lane.
+// Out of line, so that the callers' loops hold no call that would spill
+// their registers when no cap is asked for.
+[[gnu::noinline]] inline __m512 SoftCapLanes(__m512 x, __mmask16 valid, float softcap) {
+  alignas(64) float lanes[kLanes];
+  _mm512_store_ps(lanes, x);
+  for (int v = 0; v < kLanes; ++v) {
+    if ((valid >> v) & 1) lanes[v] = tanhf(lanes[v] * (1.0f / softcap)) * softcap;
+  }
+  return _mm512_load_ps(lanes);
+}
+
+// A chunk's scaled scores (raw times scale, soft-capped when kSoftcap) with
 // positions a vector does not see at -inf: 16 scores of one vector (row
 // layout) or one position's 16 vectors (lane layout), `valid` the lanes
-// seen.
+// seen. The callers choose kSoftcap once per chunk, outside their loops.
+template <bool kSoftcap>
 inline __m512 ScaledScores(__m512 raw, __mmask16 valid, float scale, float softcap) {
   __m512 x = _mm512_mul_ps(raw, _mm512_set1_ps(scale));
-  if (softcap > 0.0f) {
-    alignas(64) float lanes[kLanes];
-    _mm512_store_ps(lanes, x);
-    for (int v = 0; v < kLanes; ++v) {
-      if ((valid >> v) & 1) lanes[v] = tanhf(lanes[v] * (1.0f / softcap)) * softcap;
-    }
-    x = _mm512_load_ps(lanes);
-  }
+  if constexpr (kSoftcap) x = SoftCapLanes(x, valid, softcap);
   return _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), x);
 }
 
