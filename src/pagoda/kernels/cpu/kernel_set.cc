@@ -160,8 +160,9 @@ void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cach
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
-// floats per token and are memory-bound, so the sets use the reference
-// versions; MatMul, attention and (on AVX-512) SiLU have per-ISA code.
+// floats per token, so the sets use the reference versions, except where
+// AVX-512 made them measurably faster (WithAvx512Elementwise); MatMul and
+// attention have per-ISA code.
 // A set: its own MatMul, attention and sampler reductions, and the reference
 // row kernels every set shares.
 constexpr KernelSet MakeSet(const char* name, const char* summary, decltype(KernelSet::matmul) matmul,
@@ -192,10 +193,15 @@ constexpr KernelSet kScalar =
     MakeSet("scalar", "the scalar reference kernels", ScalarMatMul, ScalarAttention, &reference::kRowOps, nullptr);
 constexpr KernelSet kAvx2 =
     MakeSet("avx2", "AVX2 and FMA", Avx2MatMul, Avx2Attention, &avx2::kRowOps, &kAvx2MatMul);
-// The AVX-512 sets also have their own SiLU-and-multiply (bit for bit the reference's).
+// The AVX-512 sets also have their own SiLU-and-multiply, RoPE, residual
+// add and KV write (bit for bit the reference's) and RMSNorm (its double
+// sum in lanes).
 constexpr KernelSet WithAvx512Elementwise(KernelSet set) {
   set.silu_mul = avx512::SiluMul;
   set.rope = avx512::RotatePairs;
+  set.add_in_place = avx512::AddInPlace;
+  set.rms_norm = avx512::RmsNorm;
+  set.write_kv = avx512::WriteKv;
   return set;
 }
 constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32",

@@ -80,6 +80,12 @@ void RotatePairs(float* x, const float* cos_sin, int64_t tokens, int64_t heads, 
 
 // out = silu(gate) * up, bit for bit reference::SiluMul.
 void SiluMul(const float* gate, const float* up, int64_t n, float* out);
+// y += x, bit for bit reference::AddInPlace.
+void AddInPlace(float* y, const float* x, int64_t n);
+// reference::RmsNorm with its double sum in lanes (elementwise_avx512.cc).
+void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, float eps, float* y);
+// reference::WriteKv, byte for byte except for NaN payloads.
+void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens, const KvCacheLayer& cache);
 
 // The grouped attention kernel (grouped_attention.h), for heads of at most
 // kMaxAttentionHeadDim dimensions.
