@@ -50,15 +50,16 @@ constexpr SimdMatMulOps kAvx2MatMul = {
     .f16 = avx2::PanelsF16,
     .bf16 = avx2::PanelsBF16,
 };
-// The AVX-512 set has its own panels for every block type; only the
-// activation quantizers are the AVX2 ones. The 32-element block types add
+// The AVX-512 set has its own panels for every block type and its own Q8_1
+// activation quantizer (bit for bit the AVX2 one); only the Q8_K quantizer
+// is the AVX2 one. The 32-element block types add
 // each block by FMA (quant_panel_avx512.h), within 1e-5 of the reference's
 // sum rather than equal to it; the other panels equal the reference bit for
 // bit.
 constexpr SimdMatMulOps kAvx512MatMul = {
     .panel_rows = avx512::kPanelRows,
     .scratch_bytes_per_block = avx512::kScratchBytesPerBlock,
-    .quantize = avx2::QuantizeRows,
+    .quantize = avx512::QuantizeRows,
     .q4_0 = avx512::PanelsQ4_0,
     .q4_1 = avx512::PanelsQ4_1,
     .q8_0 = avx512::PanelsQ8_0,

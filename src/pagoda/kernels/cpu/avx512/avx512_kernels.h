@@ -1,6 +1,6 @@
 // Kernels for x86-64 with AVX-512 F/BW/VL and VNNI (plus AVX2/FMA/F16C), in
 // translation units built with those -m flags. Call only after checking the CPU.
-// Activation quantization is shared with the AVX2 set.
+// The super-block activation quantization (Q8_K) is shared with the AVX2 set.
 #pragma once
 
 #include <cstdint>
@@ -12,6 +12,9 @@
 namespace pagoda::kernels::cpu::avx512 {
 
 constexpr int kPanelRows = 16;
+
+// Activations to Q8_1 values, bit for bit avx2::QuantizeRows.
+void QuantizeRows(const float* x, int64_t row_begin, int64_t row_end, const QuantizedRows& out);
 // Largest packed block: Q4_1's (and Q5_1's) 8 vectors of 64 bytes plus 16 scales and 16 minimums.
 constexpr int64_t kScratchBytesPerBlock = 8 * 64 + 2 * 64;
 // The super-block panels unpack one super-block at a time
