@@ -28,18 +28,14 @@ constexpr int kTileRows = 16;
 constexpr int64_t kSumsInts = kTileRows * 16;
 
 // The int32 sums of every sub-block of super-block b for x rows [i0, i0 +
-// 16), into sums[s][row][weight row], four sub-blocks at a time (16 or 8
-// sub-blocks: a multiple of four).
+// 16), into sums[s][row][weight row].
 template <typename T>
 void StoreSubBlockSums(const PackedK& p, const BlockQ8_K* x, int64_t i0, int64_t nb, int64_t b, int32_t* sums) {
   constexpr int kSubBlocks = 256 / T::kSub;
   constexpr int kVecs = T::kSub / 4;
-  const int8_t* xq = x[i0 * nb + b].qs;
   const auto stride = static_cast<int64_t>(nb * sizeof(BlockQ8_K));
-  for (int s = 0; s < kSubBlocks; s += 4) {
-    StoreFourBlockSums<false>(
-        xq + s * T::kSub, stride, T::kSub, [&](int i) { return p.w + (s + i) * kVecs; }, sums + s * kSumsInts);
-  }
+  StoreBlockSumsPipelined<false>(
+      x[i0 * nb + b].qs, stride, T::kSub, [&](int64_t s) { return p.w + s * kVecs; }, kSubBlocks, sums);
 }
 
 // Super-block b's term for x rows [i0, i0 + 16), into y (the running sums).

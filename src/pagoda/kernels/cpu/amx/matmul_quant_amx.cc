@@ -61,20 +61,13 @@ constexpr int64_t kChunkBlocks = 12;
 constexpr int64_t kSumsInts = kTileRows * 16;
 
 // The int32 sums of blocks [b0, b1) of x rows [i0, i0 + kTileRows) against
-// a packed panel, into sums[b - b0][row][weight row], four blocks at a time.
+// a packed panel, into sums[b - b0][row][weight row].
 template <Kind K>
 void StoreBlockSums(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t b0, int64_t b1,
                     int32_t* sums) {
-  const int8_t* xq = x.qs + i0 * x.k;
-  int64_t b = b0;
-  for (; b + 4 <= b1; b += 4) {
-    StoreFourBlockSums<kCentered<K>>(
-        xq + b * 32, x.k, 32, [&](int i) { return packed + (b + i) * kPackedBytes<K>; },
-        sums + (b - b0) * kSumsInts);
-  }
-  for (; b < b1; ++b) {
-    StoreOneBlockSums<kCentered<K>>(xq + b * 32, x.k, packed + b * kPackedBytes<K>, sums + (b - b0) * kSumsInts);
-  }
+  StoreBlockSumsPipelined<kCentered<K>>(
+      x.qs + i0 * x.k + b0 * 32, x.k, 32, [&](int64_t i) { return packed + (b0 + i) * kPackedBytes<K>; }, b1 - b0,
+      sums);
 }
 
 // x rows [i0, i0 + kTileRows) past a packed panel, kChunkBlocks blocks at a

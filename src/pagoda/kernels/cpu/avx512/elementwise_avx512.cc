@@ -29,7 +29,8 @@ void SiluMul(const float* gate, const float* up, int64_t n, float* out) {
 void AddInPlace(float* y, const float* x, int64_t n) {
   for (int64_t i = 0; i < n; i += 16) {
     const __mmask16 mask = FirstLanes(n - i);
-    _mm512_mask_storeu_ps(y + i, mask, _mm512_add_ps(_mm512_maskz_loadu_ps(mask, y + i), _mm512_maskz_loadu_ps(mask, x + i)));
+    _mm512_mask_storeu_ps(y + i, mask,
+                          _mm512_add_ps(_mm512_maskz_loadu_ps(mask, y + i), _mm512_maskz_loadu_ps(mask, x + i)));
   }
 }
 
@@ -46,7 +47,8 @@ void RmsNorm(const float* x, const float* weight, int64_t rows, int64_t dim, flo
       const __m512 v = _mm512_maskz_loadu_ps(FirstLanes(dim - i), x + i);
       const __m512 squares = _mm512_mul_ps(v, v);
       low = _mm512_add_pd(low, _mm512_cvtps_pd(_mm512_castps512_ps256(squares)));
-      high = _mm512_add_pd(high, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1))));
+      high =
+          _mm512_add_pd(high, _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(squares), 1))));
     }
     const double sum = _mm512_reduce_add_pd(_mm512_add_pd(low, high));
     const float mean = static_cast<float>(sum / static_cast<double>(dim));
