@@ -152,14 +152,24 @@ bool KeepsGgmlOrder(const cpu::KernelSet& set) {
 // The avx512bf16 and amx sets attend in bf16 past their first positions
 // (kernel_set.cc), which these fixtures mostly do not reach; so their bf16
 // kernels (VDPBF16PS, AMX-BF16 tiles) are also tested from position 0 on,
-// as sets of their own.
-template <void (*kSegment)(const cpu::AttentionSegmentArgs&)>
+// as sets of their own: the tiles with their prepared chunks (for prompts
+// of more than one block of rows), as the amx set runs them past 256.
+template <const cpu::GroupedAttentionKernel& kKernel>
 void FarKernelFromTheStart(const float* q, int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
                            const AttentionParams& params, float* out, ComputeContext& ctx) {
-  static constexpr cpu::GroupedAttentionKernel kKernel = {
-      .attend_segment = kSegment, .fold_step = cpu::avx512::FoldStep, .fold_finish = cpu::avx512::FoldFinish};
   cpu::RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kKernel, ctx);
 }
+constexpr cpu::GroupedAttentionKernel kBf16FromTheStart = {.attend_segment = cpu::avx512::AttendSegmentBf16,
+                                                           .fold_step = cpu::avx512::FoldStep,
+                                                           .fold_finish = cpu::avx512::FoldFinish};
+constexpr cpu::GroupedAttentionKernel kTilesFromTheStart = {.attend_segment = cpu::amx::AttendSegmentTiles,
+                                                            .fold_step = cpu::avx512::FoldStep,
+                                                            .fold_finish = cpu::avx512::FoldFinish,
+                                                            .attend_far_segment = cpu::amx::AttendSegmentTiles,
+                                                            .far_from = 0,
+                                                            .prepared_chunk = cpu::amx::kAttentionChunk,
+                                                            .prepared_chunk_bytes = cpu::amx::PreparedChunkBytes,
+                                                            .prepare_chunk = cpu::amx::PrepareChunk};
 
 // Every supported set, and the bf16 kernels from position 0 where the CPU has them.
 std::vector<const cpu::KernelSet*> AttentionSets() {
@@ -168,13 +178,13 @@ std::vector<const cpu::KernelSet*> AttentionSets() {
     if (const cpu::KernelSet* bf16 = cpu::FindSupportedKernelSet("avx512bf16")) {
       static cpu::KernelSet everywhere = *bf16;
       everywhere.name = "avx512bf16 attending in bf16 from position 0";
-      everywhere.paged_attention = FarKernelFromTheStart<cpu::avx512::AttendSegmentBf16>;
+      everywhere.paged_attention = FarKernelFromTheStart<kBf16FromTheStart>;
       out.push_back(&everywhere);
     }
     if (const cpu::KernelSet* amx = cpu::FindSupportedKernelSet("amx")) {
       static cpu::KernelSet everywhere = *amx;
       everywhere.name = "amx attending on tiles from position 0";
-      everywhere.paged_attention = FarKernelFromTheStart<cpu::amx::AttendSegmentTiles>;
+      everywhere.paged_attention = FarKernelFromTheStart<kTilesFromTheStart>;
       out.push_back(&everywhere);
     }
     return out;

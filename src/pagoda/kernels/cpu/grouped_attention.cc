@@ -1,6 +1,8 @@
 #include "pagoda/kernels/cpu/grouped_attention.h"
 
 #include <algorithm>
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "pagoda/base/check.h"
@@ -120,6 +122,52 @@ SegmentRows RowsOfSegment(const Block& block, int64_t k, int64_t sliding_window)
   return rows;
 }
 
+// The sequences whose far chunks the kernel prepares once for all their
+// blocks (GroupedAttentionKernel::prepare_chunk): those whose rows fill
+// more than one block. Each gets count chunks per KV head, [far_from,
+// far_from + count * prepared_chunk), every one of them whole before its
+// context's end, at byte offset `offset` (KV head h's at offset + h * count
+// chunks). A block converts any other chunk itself, as without preparation.
+struct PreparedSequence {
+  int32_t seq;
+  int64_t count;
+  int64_t offset;
+};
+
+struct PreparedPlan {
+  std::vector<PreparedSequence> sequences;
+  std::vector<int32_t> index;  // per sequence of the batch: into `sequences`, or -1
+  int64_t chunk_bytes = 0;
+  int64_t bytes = 0;
+};
+
+// Prepared chunks take at most this much scratch (the default model's
+// 4,000-token prompt takes 2.8 MiB).
+constexpr int64_t kMaxPreparedBytes = int64_t{64} << 20;
+
+PreparedPlan PlanPrepared(const AttentionBatch& batch, const KvCacheLayer& cache, int64_t sliding_window,
+                          const GroupedAttentionKernel& kernel) {
+  PreparedPlan plan;
+  plan.index.assign(static_cast<size_t>(batch.num_seqs), -1);
+  // A window leaves the blocks before it unread (they may already be back
+  // in the pool), so only whole contexts are prepared.
+  if (kernel.prepare_chunk == nullptr || sliding_window > 0) return plan;
+  plan.chunk_bytes = kernel.prepared_chunk_bytes(cache.head_dim);
+  const int64_t chunk_set_bytes = cache.num_kv_heads * plan.chunk_bytes;  // one chunk of every KV head
+  for (int32_t s = 0; s < batch.num_seqs; ++s) {
+    const int32_t q_len = batch.query_start_loc[s + 1] - batch.query_start_loc[s];
+    // The first chunks only, when the whole context would not fit.
+    const int64_t count = std::min(std::max<int64_t>(0, batch.seq_lens[s] - kernel.far_from) / kernel.prepared_chunk,
+                                   (kMaxPreparedBytes - plan.bytes) / chunk_set_bytes);
+    const int64_t bytes = count * chunk_set_bytes;
+    if (q_len <= kMaxBlockRows || count == 0) continue;
+    plan.index[static_cast<size_t>(s)] = static_cast<int32_t>(plan.sequences.size());
+    plan.sequences.push_back({.seq = s, .count = count, .offset = plan.bytes});
+    plan.bytes += bytes;
+  }
+  return plan;
+}
+
 // Runs fn(worker, i) for i in [0, n), worker w taking i = w, w + T, w + 2T...:
 // a prompt's later rows see more positions, and striding spreads them evenly
 // where contiguous ranges would not.
@@ -129,6 +177,46 @@ void Strided(ComputeContext& ctx, int64_t n, const Fn& fn) {
   ctx.pool().ParallelForWorkers(workers, [&](int worker, int64_t begin, int64_t end) {
     for (int64_t w = begin; w < end; ++w) {
       for (int64_t i = w; i < n; i += workers) fn(worker, i);
+    }
+  });
+}
+
+// Every chunk of the plan, converted by the kernel into `base`.
+void PrepareChunks(const PreparedPlan& plan, const KvCacheLayer& cache, const AttentionBatch& batch,
+                   const GroupedAttentionKernel& kernel, std::byte* base, ComputeContext& ctx) {
+  const int64_t per_sequence_heads = cache.num_kv_heads;
+  int64_t total = 0;
+  for (const PreparedSequence& p : plan.sequences) total += p.count * per_sequence_heads;
+  ctx.pool().ParallelFor(total, [&](int64_t begin, int64_t end) {
+    size_t n = 0;
+    int64_t first = 0;  // the flat index of sequence n's first chunk
+    for (int64_t i = begin; i < end; ++i) {
+      while (i >= first + plan.sequences[n].count * per_sequence_heads) {
+        first += plan.sequences[n++].count * per_sequence_heads;
+      }
+      const PreparedSequence& p = plan.sequences[n];
+      const int64_t head = (i - first) / p.count;
+      const int64_t chunk = (i - first) % p.count;
+      // The cache and block table only: no query rows.
+      const AttentionSegmentArgs args{.q = nullptr,
+                                      .q_row_stride = 0,
+                                      .num_rows = 0,
+                                      .num_vectors = 0,
+                                      .k = cache.k,
+                                      .v = cache.v,
+                                      .f16 = cache.dtype == DType::kF16,
+                                      .head_dim = cache.head_dim,
+                                      .slot_stride = cache.num_kv_heads * cache.head_dim,
+                                      .head_offset = head * cache.head_dim,
+                                      .block_size = cache.block_size,
+                                      .block_table = batch.block_tables + int64_t{p.seq} * batch.max_blocks_per_seq,
+                                      .begins = nullptr,
+                                      .ends = nullptr,
+                                      .scale = 0.0f,
+                                      .softcap = 0.0f,
+                                      .partial = nullptr};
+      kernel.prepare_chunk(args, kernel.far_from + chunk * kernel.prepared_chunk,
+                           base + p.offset + (head * p.count + chunk) * plan.chunk_bytes);
     }
   });
 }
@@ -144,14 +232,22 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
   const int64_t stride = PartialStride(head_dim);
   std::vector<Block> blocks = PlanBlocks(batch, num_heads, cache, params.sliding_window);
   const ItemPlan plan = PlanItems(blocks, ctx.pool().num_threads(), head_dim);
-  float* shared =
-      static_cast<float*>(ctx.caller_scratch().Get(static_cast<size_t>(plan.shared_floats) * sizeof(float)));
+  const PreparedPlan prepared = PlanPrepared(batch, cache, params.sliding_window, kernel);
+  // The split blocks' partials, then (64-byte aligned) the prepared chunks.
+  const auto shared_bytes = static_cast<size_t>(plan.shared_floats) * sizeof(float);
+  auto* scratch = static_cast<std::byte*>(
+      ctx.caller_scratch().Get(shared_bytes + (prepared.bytes > 0 ? 64 + static_cast<size_t>(prepared.bytes) : 0)));
+  float* shared = reinterpret_cast<float*>(scratch);
+  std::byte* chunks = scratch + (shared_bytes + 63 - (reinterpret_cast<uintptr_t>(scratch) + shared_bytes + 63) % 64);
+  if (prepared.bytes > 0) PrepareChunks(prepared, cache, batch, kernel, chunks, ctx);
 
   // Segment k of `block`: its kernel goes by the segment's first position.
   auto attend = [&](const Block& block, int64_t k, const SegmentRows& rows, float* partial) {
     const bool far = kernel.attend_far_segment != nullptr &&
                      (block.first_segment + k) * kAttentionSegment >= kernel.far_from;
     const auto attend_segment = far ? kernel.attend_far_segment : kernel.attend_segment;
+    const int32_t p = far ? prepared.index[static_cast<size_t>(block.seq)] : -1;
+    const PreparedSequence* ps = p >= 0 ? &prepared.sequences[static_cast<size_t>(p)] : nullptr;
     attend_segment({.q = q + (block.first_row * num_heads + block.first_head) * head_dim,
                     .q_row_stride = num_heads * head_dim,
                     .num_rows = block.num_rows,
@@ -168,7 +264,10 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
                     .ends = rows.ends,
                     .scale = params.scale,
                     .softcap = params.softcap,
-                    .partial = partial});
+                    .partial = partial,
+                    .prepared = ps ? chunks + ps->offset + block.kv_head * ps->count * prepared.chunk_bytes : nullptr,
+                    .prepared_first = kernel.far_from,
+                    .prepared_count = ps ? ps->count : 0});
   };
   // Folds segment k's partials (rows at `partial`) into each row's state.
   auto fold = [&](const Block& block, const SegmentRows& rows, const float* partial, float* states) {

@@ -70,6 +70,13 @@ struct AttentionSegmentArgs {
   float scale;
   float softcap;   // 0: none
   float* partial;  // [num_rows][num_vectors][PartialStride(head_dim)]
+  // The chunks that the kernel's prepare_chunk converted for this block's
+  // sequence and KV head (null: none): chunk j, at prepared + j *
+  // prepared_chunk_bytes(head_dim), holds positions [prepared_first + j *
+  // prepared_chunk, + prepared_chunk), for j < prepared_count.
+  const void* prepared = nullptr;
+  int64_t prepared_first = 0;
+  int64_t prepared_count = 0;
 };
 
 // A row's result never depends on the other rows of its block: each query
@@ -88,6 +95,17 @@ struct GroupedAttentionKernel {
   // so a row's bits still do not depend on its batch.
   void (*attend_far_segment)(const AttentionSegmentArgs& args) = nullptr;
   int64_t far_from = 0;
+  // Optional, with attend_far_segment: a prompt's rows fill many blocks,
+  // whose far segments all read the same K/V. prepare_chunk converts the
+  // prepared_chunk positions from `first` of args' KV head (args' cache and
+  // block table fields only) into `out` (64-byte aligned,
+  // prepared_chunk_bytes(head_dim)), once per call for such a sequence, and
+  // its blocks' far segments read those chunks (AttentionSegmentArgs::
+  // prepared) instead of converting each. The kernel converts the chunks
+  // the same way in either case, so the bits do not change.
+  int64_t prepared_chunk = 0;
+  int64_t (*prepared_chunk_bytes)(int64_t head_dim) = nullptr;
+  void (*prepare_chunk)(const AttentionSegmentArgs& args, int64_t first, void* out) = nullptr;
 };
 
 // PagedAttention (cpu_kernels.h) with `kernel`, on ctx's pool and scratch.

@@ -148,7 +148,10 @@ constexpr GroupedAttentionKernel kAmxGroupedAttention = {.attend_segment = avx51
                                                          .fold_step = avx512::FoldStep,
                                                          .fold_finish = avx512::FoldFinish,
                                                          .attend_far_segment = amx::AttendSegmentTiles,
-                                                         .far_from = kAttentionSegment};
+                                                         .far_from = kAttentionSegment,
+                                                         .prepared_chunk = amx::kAttentionChunk,
+                                                         .prepared_chunk_bytes = amx::PreparedChunkBytes,
+                                                         .prepare_chunk = amx::PrepareChunk};
 template <const GroupedAttentionKernel& kKernel>
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,

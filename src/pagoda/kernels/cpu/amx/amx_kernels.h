@@ -42,5 +42,10 @@ void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_beg
 // tiles, for heads of at most avx512::kMaxAttentionHeadDim dimensions;
 // avx512::FoldStep and FoldFinish fold its partials (attention_amx.cc).
 void AttendSegmentTiles(const AttentionSegmentArgs& args);
+// Its prepared chunks (GroupedAttentionKernel::prepare_chunk): kAttentionChunk
+// positions of one KV head converted as the kernel's prompt layout reads them.
+constexpr int64_t kAttentionChunk = 32;
+int64_t PreparedChunkBytes(int64_t head_dim);
+void PrepareChunk(const AttentionSegmentArgs& args, int64_t first, void* out);
 
 }  // namespace pagoda::kernels::cpu::amx

@@ -50,66 +50,98 @@ constexpr int32_t kRowLayoutMaxVectors = 8;
 constexpr int kMaxLaneGroups = kMaxBlockRows * kMaxGroupVectors / kLanes;
 
 // Walks the chunks of [begin, end) (base: the first chunk's position),
-// calling attend(chunk, c0 - base) for each. Chunk i + 1 is converted,
-// into the other of `chunks`, before chunk i's tile work, so that no tile
-// load waits for the conversion's stores to reach the cache; the
-// conversion prefetches the rows of chunk i + 2 as it goes.
-template <bool kF16, typename Chunk, typename Attend>
-void WalkChunks(const AttentionSegmentArgs& a, int64_t begin, int64_t end, int64_t base, Chunk chunks[2],
-                const Attend& attend) {
+// calling attend(chunk, c0 - base) for each: prepared(c0) where that gives
+// one (a chunk converted before the call, AttentionSegmentArgs::prepared),
+// else a chunk converted here into one of `buffers`. Chunk i + 1 is
+// converted, into the buffer chunk i does not use, before chunk i's tile
+// work, so that no tile load waits for the conversion's stores to reach
+// the cache; the conversion prefetches the rows of chunk i + 2 as it goes.
+template <bool kF16, typename Chunk, typename Prepared, typename Attend>
+void WalkChunks(const AttentionSegmentArgs& a, int64_t begin, int64_t end, int64_t base, Chunk buffers[2],
+                const Prepared& prepared, const Attend& attend) {
   ChunkRows<kF16> rows(a, a.head_dim, begin, end);
-  rows.Start(base);
-  chunks[0].Convert(rows);
-  int current = 0;
-  for (int64_t c0 = base; c0 < end; c0 += kChunk, current ^= 1) {
+  int64_t rows_at = INT64_MIN;  // the chunk whose rows `rows` holds
+  auto convert = [&](int64_t c0, Chunk& into) {
+    if (rows_at == c0 - kChunk) {
+      rows.Advance(c0);
+    } else {
+      rows.Start(c0);
+    }
+    rows_at = c0;
+    into.Convert(rows);
+    return &into;
+  };
+  const Chunk* current = prepared(base);
+  if (current == nullptr) current = convert(base, buffers[0]);
+  for (int64_t c0 = base; c0 < end; c0 += kChunk) {
     const int64_t next = c0 + kChunk;
+    const Chunk* following = nullptr;
     if (next < end) {
-      rows.Advance(next);
-      chunks[current ^ 1].Convert(rows);
+      following = prepared(next);
+      if (following == nullptr) following = convert(next, current == &buffers[0] ? buffers[1] : buffers[0]);
     }
     StoresBeforeTileLoads();
-    attend(chunks[current], static_cast<int32_t>(c0 - base));
+    attend(*current, static_cast<int32_t>(c0 - base));
+    current = following;
   }
 }
 
 // ---- Vectors in lanes -------------------------------------------------
 
-// A chunk as A operands: K rows by position (Padded32(hd) bf16 apart, zero
-// past the head) and V by dimension (rows of the chunk's 32 positions,
-// Padded16(hd) of them).
+// A chunk's bf16 elements as A operands: K rows by position (Padded32(hd)
+// apart, zero past the head), then V by dimension (rows of the chunk's 32
+// positions, Padded16(hd) of them).
+constexpr int64_t LaneChunkElements(int64_t hd) { return kChunk * Padded32(hd) + Padded16(hd) * kChunk; }
+
+template <bool kF16>
+void ConvertLaneChunk(const ChunkRows<kF16>& rows, int64_t hd, uint16_t* out) {
+  const void* const* k_rows = rows.k();
+  const void* const* v_rows = rows.v();
+  const int64_t k_stride = Padded32(hd);
+  uint16_t* vt = out + kChunk * k_stride;
+  for (int p = 0; p < kChunk; ++p) {
+    rows.PrefetchAhead(p);
+    for (int64_t d = 0; d < k_stride; d += 32) {
+      _mm512_store_si512(out + p * k_stride + d, Bf16Dims<kF16>(k_rows[p], d, hd));
+    }
+  }
+  // Per 16 dimensions, the 16 position pairs' rows transposed into the
+  // dimensions' rows of 16 pairs.
+  for (int64_t d = 0; d < hd; d += 16) {
+    __m512i by_pair[16], by_dim[16];
+    for (int j = 0; j < 16; ++j) by_pair[j] = VPairs<kF16>(v_rows, j, d, hd);
+    Transpose16x16(by_pair, by_dim);
+    for (int l = 0; l < 16; ++l) _mm512_store_si512(vt + (d + l) * kChunk, by_dim[l]);
+  }
+}
+
+// A chunk's A operands (LaneChunkElements): converted here into storage of
+// its own, or a view of a prepared chunk.
 template <bool kF16>
 class LaneChunk {
  public:
-  explicit LaneChunk(int64_t hd) : hd_(hd), k_stride_(Padded32(hd)) {}
+  LaneChunk() = default;
+  LaneChunk(int64_t hd, uint16_t* storage) : storage_(storage) { View(hd, storage); }
+
+  void View(int64_t hd, const uint16_t* elements) {
+    hd_ = hd;
+    k_stride_ = Padded32(hd);
+    k_ = elements;
+    vt_ = elements + kChunk * k_stride_;
+  }
 
   const uint16_t* k(int64_t position, int64_t d) const { return k_ + position * k_stride_ + d; }
   int64_t k_stride_bytes() const { return k_stride_ * 2; }
   const uint16_t* vt(int64_t d) const { return vt_ + d * kChunk; }
 
-  void Convert(const ChunkRows<kF16>& rows) {
-    const void* const* k_rows = rows.k();
-    const void* const* v_rows = rows.v();
-    for (int p = 0; p < kChunk; ++p) {
-      rows.PrefetchAhead(p);
-      for (int64_t d = 0; d < k_stride_; d += 32) {
-        _mm512_store_si512(k_ + p * k_stride_ + d, Bf16Dims<kF16>(k_rows[p], d, hd_));
-      }
-    }
-    // Per 16 dimensions, the 16 position pairs' rows transposed into the
-    // dimensions' rows of 16 pairs.
-    for (int64_t d = 0; d < hd_; d += 16) {
-      __m512i by_pair[16], by_dim[16];
-      for (int j = 0; j < 16; ++j) by_pair[j] = VPairs<kF16>(v_rows, j, d, hd_);
-      Transpose16x16(by_pair, by_dim);
-      for (int l = 0; l < 16; ++l) _mm512_store_si512(vt_ + (d + l) * kChunk, by_dim[l]);
-    }
-  }
+  void Convert(const ChunkRows<kF16>& rows) { ConvertLaneChunk(rows, hd_, storage_); }
 
  private:
-  const int64_t hd_;
-  const int64_t k_stride_;
-  alignas(64) uint16_t k_[kChunk * kMaxPadded32];
-  alignas(64) uint16_t vt_[kMaxPadded16 * kChunk];
+  uint16_t* storage_ = nullptr;
+  int64_t hd_ = 0;
+  int64_t k_stride_ = 0;
+  const uint16_t* k_ = nullptr;
+  const uint16_t* vt_ = nullptr;
 };
 
 // 16 vectors in lanes: their softmax, their queries as B (dimension pair,
@@ -263,9 +295,23 @@ void AttendInLanes(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
   const int groups = (a.num_rows * a.num_vectors + kLanes - 1) / kLanes;
   LaneGroup lane_groups[kMaxLaneGroups];
   for (int g = 0; g < groups; ++g) lane_groups[g].Start(a, g, base, hd);
-  LaneChunk<kF16> chunks[2] = {LaneChunk<kF16>(hd), LaneChunk<kF16>(hd)};
+  alignas(64) uint16_t storage[2][LaneChunkElements(kMaxAttentionHeadDim)];
+  LaneChunk<kF16> buffers[2] = {LaneChunk<kF16>(hd, storage[0]), LaneChunk<kF16>(hd, storage[1])};
+  // The chunks that lie whole inside [begin, end) among the prepared ones,
+  // as views (two, for the chunk being attended and the next).
+  LaneChunk<kF16> views[2];
+  int view = 0;
+  auto prepared = [&](int64_t c0) -> const LaneChunk<kF16>* {
+    const int64_t j = (c0 - a.prepared_first) / kChunk;
+    if (a.prepared == nullptr || c0 < begin || c0 + kChunk > end || c0 < a.prepared_first || j >= a.prepared_count) {
+      return nullptr;
+    }
+    view ^= 1;
+    views[view].View(hd, static_cast<const uint16_t*>(a.prepared) + j * LaneChunkElements(hd));
+    return &views[view];
+  };
   _tile_loadconfig(&kAttentionTileConfig);
-  WalkChunks<kF16>(a, begin, end, base, chunks, [&](const LaneChunk<kF16>& chunk, int32_t c0) {
+  WalkChunks<kF16>(a, begin, end, base, buffers, prepared, [&](const LaneChunk<kF16>& chunk, int32_t c0) {
     AttendChunkInLanes(lane_groups, groups, chunk, c0, hd, a.scale, a.softcap);
   });
   _tile_release();
@@ -460,7 +506,8 @@ void AttendInRows(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
   group.Start(a, base, hd, vectors);
   RowChunk<kF16> chunks[2] = {RowChunk<kF16>(hd), RowChunk<kF16>(hd)};
   _tile_loadconfig(&kRowConfigs.by_rows[vectors]);
-  WalkChunks<kF16>(a, begin, end, base, chunks, [&](const RowChunk<kF16>& chunk, int32_t c0) {
+  auto none = [](int64_t) -> const RowChunk<kF16>* { return nullptr; };
+  WalkChunks<kF16>(a, begin, end, base, chunks, none, [&](const RowChunk<kF16>& chunk, int32_t c0) {
     if (a.softcap > 0.0f) {
       AttendChunkInRows<kF16, true>(group, chunk, c0, hd, a.scale, a.softcap);
     } else {
@@ -488,6 +535,21 @@ void AttendSegmentTilesT(const AttentionSegmentArgs& a) {
 }
 
 }  // namespace
+
+int64_t PreparedChunkBytes(int64_t head_dim) { return LaneChunkElements(head_dim) * 2; }
+
+void PrepareChunk(const AttentionSegmentArgs& args, int64_t first, void* out) {
+  auto convert = [&]<bool kF16>() {
+    ChunkRows<kF16> rows(args, args.head_dim, first, first + kChunk);
+    rows.Start(first);
+    ConvertLaneChunk(rows, args.head_dim, static_cast<uint16_t*>(out));
+  };
+  if (args.f16) {
+    convert.template operator()<true>();
+  } else {
+    convert.template operator()<false>();
+  }
+}
 
 void AttendSegmentTiles(const AttentionSegmentArgs& args) {
   if (args.f16) {

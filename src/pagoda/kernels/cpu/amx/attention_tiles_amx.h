@@ -25,7 +25,7 @@ using avx512::Padded32;
 
 // Positions per softmax step: two of the walk's 16-position tiles, one
 // tile product's full depth.
-constexpr int kChunk = 32;
+constexpr int kChunk = kAttentionChunk;
 static_assert(kAttentionSegment % kChunk == 0 && kChunk == 2 * kTile);
 // Query vectors per tile (its 16 rows or 16 columns).
 constexpr int kLanes = 16;
