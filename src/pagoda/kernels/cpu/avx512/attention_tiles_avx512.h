@@ -17,31 +17,15 @@ static_assert(kAttentionSegment % kTile == 0);
 constexpr int kPrefetchTiles = 1;
 
 // The sums of 16 lane vectors v[0..15] as one vector (lane p: the sum of
-// the 16 lanes of v[p]) by a transpose-and-add in two halves: HalfSum8
-// reduces v[0..7] (or v[8..15]) to one vector whose 128-bit blocks hold
-// partial sums, and FinishSum16 combines the two halves. The halves are
-// independent, so a kernel may compute them at different times.
-inline __m512 HalfSum8(const __m512 v[8]) {
-  __m512 pairs[4];
-  for (int i = 0; i < 4; ++i) {
-    // 128-bit block k: a[4k]+a[4k+2], b[4k]+b[4k+2], a[4k+1]+a[4k+3], b[4k+1]+b[4k+3].
-    pairs[i] = _mm512_add_ps(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
-  }
-  __m512 quads[2];
-  for (int i = 0; i < 2; ++i) {
-    // Block k: the block-k sums of v[4i], v[4i+1], v[4i+2], v[4i+3].
-    const __m512d x = _mm512_castps_pd(pairs[2 * i]);
-    const __m512d y = _mm512_castps_pd(pairs[2 * i + 1]);
-    quads[i] = _mm512_add_ps(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
-  }
-  // Blocks 0+1 and 2+3 of quads[0], then of quads[1].
-  return _mm512_add_ps(_mm512_shuffle_f32x4(quads[0], quads[1], 0x88),
-                       _mm512_shuffle_f32x4(quads[0], quads[1], 0xDD));
-}
-
-inline __m512 FinishSum16(__m512 low, __m512 high) {
-  return _mm512_add_ps(_mm512_shuffle_f32x4(low, high, 0x88), _mm512_shuffle_f32x4(low, high, 0xDD));
-}
+// the 16 lanes of v[p]), by avx512_util.h's transpose-and-reduce in two
+// halves: HalfSum8 reduces v[0..7] (or v[8..15]) and FinishSum16 combines
+// the two halves. The halves are independent, so a kernel may compute them
+// at different times.
+struct AddLanes {
+  __m512 operator()(__m512 a, __m512 b) const { return _mm512_add_ps(a, b); }
+};
+inline __m512 HalfSum8(const __m512 v[8]) { return HalfLaneTotals8(v, AddLanes{}); }
+inline __m512 FinishSum16(__m512 low, __m512 high) { return FinishLaneTotals16(low, high, AddLanes{}); }
 
 // 16 cache elements at `row` + d (masked lanes neither read nor set), as f32.
 template <bool kF16>

@@ -100,6 +100,36 @@ inline __m512 GgmlExp16(__m512 x) {
   return _mm512_mask_blend_ps(big, res, sat);
 }
 
+// The transpose-and-reduce of 16 lane vectors v[0..15] into one vector
+// whose lane p is op over the 16 lanes of v[p] (op: an addition or a
+// maximum), in two halves. HalfLaneTotals8 reduces v[0..7] (or v[8..15])
+// to one vector whose 128-bit blocks hold partial results;
+// FinishLaneTotals16 combines the two halves. The tree is fixed: lanes
+// (l, l + 2) in each 4-lane block, then the two pairs of the block, then
+// blocks 0 + 1 and 2 + 3, then those two.
+template <typename Op>
+inline __m512 HalfLaneTotals8(const __m512 v[8], Op op) {
+  __m512 pairs[4];
+  for (int i = 0; i < 4; ++i) {
+    // 128-bit block k: a[4k] op a[4k+2], b[4k] op b[4k+2], a[4k+1] op a[4k+3], b[4k+1] op b[4k+3].
+    pairs[i] = op(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
+  }
+  __m512 quads[2];
+  for (int i = 0; i < 2; ++i) {
+    // Block k: the block-k results of v[4i], v[4i+1], v[4i+2], v[4i+3].
+    const __m512d x = _mm512_castps_pd(pairs[2 * i]);
+    const __m512d y = _mm512_castps_pd(pairs[2 * i + 1]);
+    quads[i] = op(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
+  }
+  // Blocks 0 op 1 and 2 op 3 of quads[0], then of quads[1].
+  return op(_mm512_shuffle_f32x4(quads[0], quads[1], 0x88), _mm512_shuffle_f32x4(quads[0], quads[1], 0xDD));
+}
+
+template <typename Op>
+inline __m512 FinishLaneTotals16(__m512 low, __m512 high, Op op) {
+  return op(_mm512_shuffle_f32x4(low, high, 0x88), _mm512_shuffle_f32x4(low, high, 0xDD));
+}
+
 inline __mmask16 FirstLanes(int64_t n) {
   return static_cast<__mmask16>(n >= 16 ? 0xffff : (1u << n) - 1);
 }

@@ -18,27 +18,11 @@ namespace {
 
 constexpr int kGroup = 16;
 
-// Lane b of the result: op over the 16 lanes of v[b] (op commutative and
-// exact, so its order does not matter). Four levels of shuffles, as
-// attention_tiles_avx512.h's HalfSum8 and FinishSum16.
+// Lane b of the result: op over the 16 lanes of v[b] (op exact and
+// commutative, so the tree's order does not matter).
 template <typename Op>
 inline __m512 LaneTotals16(const __m512 v[16], Op op) {
-  __m512 pairs[8];
-  for (int i = 0; i < 8; ++i) {
-    pairs[i] = op(_mm512_unpacklo_ps(v[2 * i], v[2 * i + 1]), _mm512_unpackhi_ps(v[2 * i], v[2 * i + 1]));
-  }
-  __m512 quads[4];
-  for (int i = 0; i < 4; ++i) {
-    const __m512d x = _mm512_castps_pd(pairs[2 * i]);
-    const __m512d y = _mm512_castps_pd(pairs[2 * i + 1]);
-    quads[i] = op(_mm512_castpd_ps(_mm512_unpacklo_pd(x, y)), _mm512_castpd_ps(_mm512_unpackhi_pd(x, y)));
-  }
-  __m512 halves[2];
-  for (int i = 0; i < 2; ++i) {
-    halves[i] = op(_mm512_shuffle_f32x4(quads[2 * i], quads[2 * i + 1], 0x88),
-                   _mm512_shuffle_f32x4(quads[2 * i], quads[2 * i + 1], 0xDD));
-  }
-  return op(_mm512_shuffle_f32x4(halves[0], halves[1], 0x88), _mm512_shuffle_f32x4(halves[0], halves[1], 0xDD));
+  return FinishLaneTotals16(HalfLaneTotals8(v, op), HalfLaneTotals8(v + 8, op), op);
 }
 
 inline __m512 RoundTripHalf(__m512 x) {

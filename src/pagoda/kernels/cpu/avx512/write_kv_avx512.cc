@@ -4,11 +4,9 @@
 // payload may differ, which F32ToF16 drops. The reference's scalar
 // conversion ran on the calling thread alone while the pool waited: 2–3% of
 // a prompt's time.
-#include <cstring>
-
-#include "pagoda/base/check.h"
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
 #include "pagoda/kernels/cpu/avx512/avx512_util.h"
+#include "pagoda/kernels/cpu/write_kv_rows.h"
 
 namespace pagoda::kernels::cpu::avx512 {
 namespace {
@@ -25,19 +23,7 @@ void RoundRowToF16(const float* x, uint16_t* y, int64_t n) {
 }  // namespace
 
 void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens, const KvCacheLayer& cache) {
-  PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
-  const int64_t width = cache.num_kv_heads * cache.head_dim;
-  for (int64_t t = 0; t < tokens; ++t) {
-    const int64_t slot = slot_mapping[t];
-    PAGODA_CHECK_MSG(slot >= 0 && slot < cache.num_blocks * cache.block_size, "KV slot out of range");
-    if (cache.dtype == DType::kF16) {
-      RoundRowToF16(k + t * width, static_cast<uint16_t*>(cache.k) + slot * width, width);
-      RoundRowToF16(v + t * width, static_cast<uint16_t*>(cache.v) + slot * width, width);
-    } else {
-      std::memcpy(static_cast<float*>(cache.k) + slot * width, k + t * width, static_cast<size_t>(width) * 4);
-      std::memcpy(static_cast<float*>(cache.v) + slot * width, v + t * width, static_cast<size_t>(width) * 4);
-    }
-  }
+  WriteKvRows(k, v, slot_mapping, tokens, cache, RoundRowToF16);
 }
 
 }  // namespace pagoda::kernels::cpu::avx512

@@ -7,6 +7,7 @@
 #include "pagoda/kernels/cpu/attention_plan.h"
 #include "pagoda/kernels/cpu/reference/attend_row.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
+#include "pagoda/kernels/cpu/write_kv_rows.h"
 #include "pagoda/tensor/half.h"
 
 namespace pagoda::kernels::reference {
@@ -79,19 +80,7 @@ void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache
 
 void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache) {
-  PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
-  const int64_t width = cache.num_kv_heads * cache.head_dim;
-  for (int64_t t = 0; t < tokens; ++t) {
-    const int64_t slot = slot_mapping[t];
-    PAGODA_CHECK_MSG(slot >= 0 && slot < cache.num_blocks * cache.block_size, "KV slot out of range");
-    if (cache.dtype == DType::kF16) {
-      QuantizeRowF16(k + t * width, static_cast<f16_bits*>(cache.k) + slot * width, width);
-      QuantizeRowF16(v + t * width, static_cast<f16_bits*>(cache.v) + slot * width, width);
-    } else {
-      std::copy_n(k + t * width, width, static_cast<float*>(cache.k) + slot * width);
-      std::copy_n(v + t * width, width, static_cast<float*>(cache.v) + slot * width);
-    }
-  }
+  cpu::WriteKvRows(k, v, slot_mapping, tokens, cache, QuantizeRowF16);
 }
 
 }  // namespace pagoda::kernels::reference
