@@ -75,13 +75,16 @@ struct ItemPlan {
   int64_t shared_floats = 0;
 };
 
-// Splitting pays for its fold pass from this many segments per block on.
-constexpr int64_t kMinSegmentsPerSplitBlock = 4;
+// Splitting pays for its fold pass from this many segments per block on:
+// a decode row of the default model (3 KV heads) at 512 positions then runs
+// as 6 items over 2 threads, where whole blocks put 2 heads on one thread
+// and 1 on the other (+4% decode at 512 + 128 tokens; docs/performance.md).
+constexpr int64_t kMinSegmentsPerSplitBlock = 2;
 
 ItemPlan PlanItems(std::vector<Block>& blocks, int threads, int64_t head_dim) {
   // Few blocks with long contexts (decode of a few long sequences) would
   // leave threads idle: their segments become items of their own, folded
-  // afterwards. Short contexts are not worth the second pass's barrier.
+  // afterwards. A single segment is not worth the second pass's barrier.
   int64_t segments = 0;
   for (const Block& block : blocks) segments += block.num_segments;
   const auto num_blocks = static_cast<int64_t>(blocks.size());
