@@ -45,6 +45,25 @@ PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile6, _tile_dpbssd, 0, 2, 6)
 PAGODA_AMX_BLOCK_SUMS(SignedSumsInTile7, _tile_dpbssd, 1, 3, 7)
 #undef PAGODA_AMX_BLOCK_SUMS
 
+// One block's sums into C tile kC (4 to 7), through the function above for
+// that tile (the tile intrinsics take literal tile numbers, so a template
+// can only choose among them).
+template <bool kSigned, int kC>
+inline void SumsInTile(const int8_t* xq, int64_t x_stride, const void* block) {
+  static_assert(kC >= 4 && kC <= 7);
+  if constexpr (kSigned) {
+    if constexpr (kC == 4) SignedSumsInTile4(xq, x_stride, block);
+    if constexpr (kC == 5) SignedSumsInTile5(xq, x_stride, block);
+    if constexpr (kC == 6) SignedSumsInTile6(xq, x_stride, block);
+    if constexpr (kC == 7) SignedSumsInTile7(xq, x_stride, block);
+  } else {
+    if constexpr (kC == 4) UnsignedSumsInTile4(xq, x_stride, block);
+    if constexpr (kC == 5) UnsignedSumsInTile5(xq, x_stride, block);
+    if constexpr (kC == 6) UnsignedSumsInTile6(xq, x_stride, block);
+    if constexpr (kC == 7) UnsignedSumsInTile7(xq, x_stride, block);
+  }
+}
+
 // The sums of blocks [0, n) into sums[i][16][16], pairs of blocks taking C
 // tiles 4 and 5 and then 6 and 7 in turn: a pair's sums are stored after
 // the next pair's products are issued, so that the stores run beside those
@@ -56,32 +75,16 @@ template <bool kSigned, typename Block>
 inline void StoreBlockSumsPipelined(const int8_t* xq, int64_t x_stride, int64_t x_step, Block block, int64_t n,
                                     int32_t* sums) {
   constexpr int64_t kSumsInts = 16 * 16;
-  auto into_4_and_5 = [&](int64_t i) {
-    if constexpr (kSigned) {
-      SignedSumsInTile4(xq + i * x_step, x_stride, block(i));
-      SignedSumsInTile5(xq + (i + 1) * x_step, x_stride, block(i + 1));
-    } else {
-      UnsignedSumsInTile4(xq + i * x_step, x_stride, block(i));
-      UnsignedSumsInTile5(xq + (i + 1) * x_step, x_stride, block(i + 1));
-    }
-  };
-  auto into_6_and_7 = [&](int64_t i) {
-    if constexpr (kSigned) {
-      SignedSumsInTile6(xq + i * x_step, x_stride, block(i));
-      SignedSumsInTile7(xq + (i + 1) * x_step, x_stride, block(i + 1));
-    } else {
-      UnsignedSumsInTile6(xq + i * x_step, x_stride, block(i));
-      UnsignedSumsInTile7(xq + (i + 1) * x_step, x_stride, block(i + 1));
-    }
-  };
   const int64_t whole = n / 4 * 4;
   for (int64_t i = 0; i < whole; i += 4) {
-    into_4_and_5(i);
+    SumsInTile<kSigned, 4>(xq + i * x_step, x_stride, block(i));
+    SumsInTile<kSigned, 5>(xq + (i + 1) * x_step, x_stride, block(i + 1));
     if (i > 0) {
       _tile_stored(6, sums + (i - 2) * kSumsInts, 64);
       _tile_stored(7, sums + (i - 1) * kSumsInts, 64);
     }
-    into_6_and_7(i + 2);
+    SumsInTile<kSigned, 6>(xq + (i + 2) * x_step, x_stride, block(i + 2));
+    SumsInTile<kSigned, 7>(xq + (i + 3) * x_step, x_stride, block(i + 3));
     _tile_stored(4, sums + i * kSumsInts, 64);
     _tile_stored(5, sums + (i + 1) * kSumsInts, 64);
   }
@@ -90,11 +93,7 @@ inline void StoreBlockSumsPipelined(const int8_t* xq, int64_t x_stride, int64_t 
     _tile_stored(7, sums + (whole - 1) * kSumsInts, 64);
   }
   for (int64_t i = whole; i < n; ++i) {
-    if constexpr (kSigned) {
-      SignedSumsInTile4(xq + i * x_step, x_stride, block(i));
-    } else {
-      UnsignedSumsInTile4(xq + i * x_step, x_stride, block(i));
-    }
+    SumsInTile<kSigned, 4>(xq + i * x_step, x_stride, block(i));
     _tile_stored(4, sums + i * kSumsInts, 64);
   }
 }
