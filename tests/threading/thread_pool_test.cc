@@ -116,6 +116,25 @@ TEST(ThreadPoolTest, JobsAfterHelpersFellAsleep) {
   }
 }
 
+// The caller falls asleep waiting on a slow helper, and helpers fall asleep
+// between jobs spaced around the spin window: no wake-up may be lost on
+// either side (a lost one would hang this test).
+TEST(ThreadPoolTest, NoWakeUpIsLostAroundTheSpinWindow) {
+  ThreadPool pool(3);
+  int64_t expected = 0;
+  std::atomic<int64_t> total{0};
+  for (int rep = 0; rep < 300; ++rep) {
+    if (rep % 3 == 1) std::this_thread::sleep_for(std::chrono::microseconds(20 + rep % 80));
+    const bool slow_helper = rep % 3 == 2;
+    pool.ParallelForWorkers(9, [&](int worker, int64_t b, int64_t e) {
+      if (slow_helper && worker != 0) std::this_thread::sleep_for(std::chrono::microseconds(150));
+      total += e - b;
+    });
+    expected += 9;
+    ASSERT_EQ(total.load(), expected);
+  }
+}
+
 TEST(ThreadPoolTest, ExceptionsReachTheCallerAndThePoolStaysUsable) {
   ThreadPool pool(2);
   EXPECT_THROW(pool.ParallelFor(10,

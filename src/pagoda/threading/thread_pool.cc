@@ -64,14 +64,24 @@ struct ThreadPool::Impl {
   int num_threads = 1;
   std::vector<std::thread> helpers;
 
-  std::atomic<uint64_t> job_word{0};
-  std::atomic<int> pending{0};  // helpers still running the current job
-  std::atomic<bool> stop{false};
-  std::atomic<bool> busy{false};  // a ParallelFor is in progress
-
+  // The caller writes the job (its word, function and size) and helpers
+  // write pending: on lines of their own, so that a helper learns of a job
+  // and reads it in one line transfer, and its decrement does not take that
+  // line away from other helpers polling it.
+  alignas(64) std::atomic<uint64_t> job_word{0};
   // Valid for helpers with work while pending > 0.
   const std::function<void(int, int64_t, int64_t)>* fn = nullptr;
   int64_t n = 0;
+  alignas(64) std::atomic<int> pending{0};  // helpers still running the current job
+  // Helpers asleep (or about to sleep) on wake_cv, and whether the caller
+  // is on done_cv: the other side takes the lock and signals only then, so
+  // a job between spinning threads touches no mutex. (seq_cst on both sides:
+  // either the sleeper's predicate sees the other's store, or the other sees
+  // the sleeper's mark and signals.)
+  alignas(64) std::atomic<int> sleepers{0};
+  std::atomic<bool> caller_asleep{false};
+  std::atomic<bool> stop{false};
+  std::atomic<bool> busy{false};  // a ParallelFor is in progress
 
   std::mutex mu;
   std::condition_variable wake_cv;
@@ -92,10 +102,12 @@ void ThreadPool::Impl::RunChunk(int64_t chunks, int64_t c) {
 void ThreadPool::Impl::HelperLoop(int index) {
   uint64_t seen = 0;
   for (;;) {
-    auto fresh = [&] { return job_word.load(std::memory_order_acquire) != seen; };
+    auto fresh = [&] { return job_word.load(std::memory_order_seq_cst) != seen; };
     if (!SpinUntil(fresh)) {
       std::unique_lock<std::mutex> lock(mu);
+      sleepers.fetch_add(1, std::memory_order_seq_cst);
       wake_cv.wait(lock, fresh);
+      sleepers.fetch_sub(1, std::memory_order_relaxed);
     }
     seen = job_word.load(std::memory_order_acquire);
     if (stop.load(std::memory_order_relaxed)) return;
@@ -107,7 +119,7 @@ void ThreadPool::Impl::HelperLoop(int index) {
       std::lock_guard<std::mutex> lock(mu);
       if (!error) error = std::current_exception();
     }
-    if (pending.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+    if (pending.fetch_sub(1, std::memory_order_seq_cst) == 1 && caller_asleep.load(std::memory_order_seq_cst)) {
       std::lock_guard<std::mutex> lock(mu);
       done_cv.notify_one();
     }
@@ -153,12 +165,13 @@ void ThreadPool::ParallelForWorkers(int64_t n, const std::function<void(int, int
   im.n = n;
   im.pending.store(static_cast<int>(chunks - 1), std::memory_order_relaxed);
   const uint64_t generation = (im.job_word.load(std::memory_order_relaxed) >> kChunkBits) + 1;
-  im.job_word.store((generation << kChunkBits) | static_cast<uint64_t>(chunks),
-                    std::memory_order_release);
-  // Taking the lock orders this wake-up after any helper's predicate check,
-  // so a helper about to sleep cannot miss the new job.
-  { std::lock_guard<std::mutex> lock(im.mu); }
-  im.wake_cv.notify_all();
+  im.job_word.store((generation << kChunkBits) | static_cast<uint64_t>(chunks), std::memory_order_seq_cst);
+  if (im.sleepers.load(std::memory_order_seq_cst) > 0) {
+    // Taking the lock orders this wake-up after the sleeping helpers'
+    // predicate checks, so a helper about to sleep cannot miss the new job.
+    { std::lock_guard<std::mutex> lock(im.mu); }
+    im.wake_cv.notify_all();
+  }
 
   std::exception_ptr own_error;
   try {
@@ -167,10 +180,12 @@ void ThreadPool::ParallelForWorkers(int64_t n, const std::function<void(int, int
     own_error = std::current_exception();
   }
 
-  auto done = [&] { return im.pending.load(std::memory_order_acquire) == 0; };
+  auto done = [&] { return im.pending.load(std::memory_order_seq_cst) == 0; };
   if (!SpinUntil(done)) {
     std::unique_lock<std::mutex> lock(im.mu);
+    im.caller_asleep.store(true, std::memory_order_seq_cst);
     im.done_cv.wait(lock, done);
+    im.caller_asleep.store(false, std::memory_order_relaxed);
   }
   std::exception_ptr helper_error;
   {
