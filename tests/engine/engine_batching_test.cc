@@ -87,6 +87,30 @@ TEST(EngineBatchingTest, ConcurrentRequestsMatchTheirRunsAlone) {
   }
 }
 
+// Every request samples, seeded, some with n = 2: a step's draws run on both
+// pool threads, each with its own Sampler, and no token may depend on which
+// thread drew it or on the other draws of its step.
+TEST(EngineBatchingTest, SeededDrawsInABatchMatchTheirRunsAlone) {
+  auto batched = MakeEngine(TestEngineConfig(1024));
+  auto alone = ReferenceEngine();
+  ASSERT_TRUE(batched && alone);
+  std::vector<TestRequest> requests;
+  for (int i = 0; i < 9; ++i) {
+    SamplingParams params = Greedy(6);
+    params.temperature = 0.7f + 0.1f * static_cast<float>(i % 4);
+    params.top_p = i % 3 == 0 ? 0.9f : 1.0f;
+    params.seed = 100 + i;
+    if (i % 4 == 1) params.n = 2;
+    if (i == 2) params.logprobs = 2;
+    requests.push_back({TestPrompt(3 + i, 40 + i), params});
+  }
+  const auto want = RunOneByOne(*alone, requests, "alone");
+  const auto got = RunConcurrently(*batched, requests, "batched");
+  ExpectSameTokens(got, want);
+  ASSERT_TRUE(got[2].outputs[0].logprobs.has_value());
+  EXPECT_EQ(got[2].outputs[0].logprobs->size(), 6u);
+}
+
 TEST(EngineBatchingTest, PreemptionUnderATinyCacheKeepsEveryOutput) {
   // 8 blocks hold 128 tokens; the 6 requests want up to 6 x 48.
   auto small = MakeEngine(TestEngineConfig(8));

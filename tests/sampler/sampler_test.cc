@@ -76,7 +76,9 @@ std::vector<double> Normalized(std::vector<double> w) {
 
 TEST(SamplerTest, GreedyTakesTheArgmaxLowestIdOnTies) {
   Sampler sampler(4, {}, testing::TestRowOps());
-  const SampledToken t = SampleOne(sampler, {0.1f, 2.0f, -1.0f, 2.0f}, Seeded(Params(0.0f), 1));
+  Sequence seq = Seeded(Params(0.0f), 1);
+  seq.params.logprobs = 0;  // the sampled token's logprob and rank only
+  const SampledToken t = SampleOne(sampler, {0.1f, 2.0f, -1.0f, 2.0f}, seq);
   EXPECT_EQ(t.token_id, 1);
   EXPECT_EQ(t.rank, 2);  // tied with id 3
 }
@@ -291,7 +293,7 @@ TEST(SamplerTest, LogprobsComeFromTheRawLogits) {
   seq.prompt = {1};
   const SampledToken t = SampleOne(sampler, logits, seq);
   EXPECT_EQ(t.token_id, 4);
-  EXPECT_NEAR(t.logprob, raw(4), 1e-6);
+  EXPECT_NEAR(t.logprob.value(), raw(4), 1e-6);
   EXPECT_EQ(t.rank, 5);
   ASSERT_EQ(t.top_logprobs.size(), 2u);
   EXPECT_EQ(t.top_logprobs[0].token_id, 1);
@@ -299,10 +301,19 @@ TEST(SamplerTest, LogprobsComeFromTheRawLogits) {
   EXPECT_EQ(t.top_logprobs[1].token_id, 2);
   EXPECT_NEAR(t.top_logprobs[1].logprob, raw(2), 1e-6);
 
-  seq.params.logprobs.reset();  // the sampled token's logprob is always there
+  // Without logprobs the sampled token is not scored (two passes saved)...
+  seq.params.logprobs.reset();
   const SampledToken bare = SampleOne(sampler, logits, seq);
-  EXPECT_NEAR(bare.logprob, raw(4), 1e-6);
+  EXPECT_EQ(bare.token_id, 4);
+  EXPECT_FALSE(bare.logprob.has_value());
+  EXPECT_FALSE(bare.rank.has_value());
   EXPECT_TRUE(bare.top_logprobs.empty());
+  // ...unless its request ranks its samples by cumulative logprob.
+  seq.params.n = 1;
+  seq.params.best_of = 2;
+  const SampledToken ranked = SampleOne(sampler, logits, seq);
+  EXPECT_NEAR(ranked.logprob.value(), raw(4), 1e-6);
+  EXPECT_TRUE(ranked.top_logprobs.empty());
 }
 
 TEST(SamplerTest, PromptLogprobsScoreTheActualNextTokens) {
@@ -316,12 +327,12 @@ TEST(SamplerTest, PromptLogprobsScoreTheActualNextTokens) {
   const double lse0 = std::log(1 + std::exp(1.0) + std::exp(2.0));
   const double lse1 = std::log(std::exp(3.0) + 2);
   EXPECT_EQ(out[0].token_id, 2);
-  EXPECT_NEAR(out[0].logprob, 2 - lse0, 1e-6);
+  EXPECT_NEAR(out[0].logprob.value(), 2 - lse0, 1e-6);
   EXPECT_EQ(out[0].rank, 1);
   ASSERT_EQ(out[0].top_logprobs.size(), 1u);
   EXPECT_EQ(out[0].top_logprobs[0].token_id, 2);
   EXPECT_EQ(out[1].token_id, 0);
-  EXPECT_NEAR(out[1].logprob, 3 - lse1, 1e-6);
+  EXPECT_NEAR(out[1].logprob.value(), 3 - lse1, 1e-6);
 }
 
 TEST(SamplerTest, ReusedOutputsKeepTheirMemory) {
@@ -401,7 +412,7 @@ TEST(SamplerTest, GrammarBitmaskLimitsDrawsAndLogprobs) {
     SampledToken out;
     sampler.Sample(logits, {&view, 1}, {&out, 1});
     ASSERT_TRUE(allowed.count(out.token_id)) << out.token_id;
-    EXPECT_NEAR(out.logprob, logits[out.token_id] - std::log(total), 1e-4);
+    EXPECT_NEAR(out.logprob.value(), logits[out.token_id] - std::log(total), 1e-4);
     ASSERT_EQ(out.top_logprobs.size(), 3u);
     for (const TokenLogprob& top : out.top_logprobs) EXPECT_TRUE(allowed.count(top.token_id)) << top.token_id;
   }

@@ -85,6 +85,7 @@ class EngineCore {
   std::string ReasoningEndToAwait(const Request& request) const;
   // Runs the plan's chunks and samples: one token list per plan entry.
   std::vector<std::vector<int32_t>> RunAndSample(const StepPlan& plan);
+  void SampleDraws();
   // The structured-output constraints of the plan's sampled sequences.
   std::vector<GrammarConstraint*> ConstraintsToSample(const StepPlan& plan);
   // `by_client`: ended by Abort(), which the request metrics leave out as
@@ -113,7 +114,9 @@ class EngineCore {
   bool overlap_mask_walks_ = false;
   std::unique_ptr<kernels::ComputeContext> compute_;  // the best kernel set, on pool_
   std::unique_ptr<ModelRunner> runner_;
-  std::unique_ptr<Sampler> sampler_;
+  // One per pool thread (each holds a vocabulary's scratch), so that a
+  // step's draws run on all of them; [0] also scores prompts and beams.
+  std::vector<std::unique_ptr<Sampler>> samplers_;
   std::unique_ptr<StructuredOutputCompiler> structured_outputs_;
   std::unique_ptr<Scheduler> scheduler_;
   std::unique_ptr<metrics::EngineMetrics> metrics_;
@@ -136,6 +139,15 @@ class EngineCore {
   std::vector<SequenceChunk> chunks_;
   std::vector<RequestHandle> to_publish_;
   SampledToken sampled_;
+  // A step's draws: each sampled sequence's next token from its logits row.
+  struct Draw {
+    size_t seq;     // in the step plan
+    int32_t index;  // the request's sequence
+    SamplingSequence sequence;
+    std::span<const float> logits;
+  };
+  std::vector<Draw> draws_;
+  std::vector<SampledToken> drawn_;
   std::vector<TokenLogprob> beam_candidates_;
   std::vector<ParkedSuccessor> beam_children_;  // the last beam round's
 };

@@ -52,7 +52,8 @@ PositionLogprobs RequestState::MakePosition(const SampledToken& sampled) const {
     return std::move(*text);
   };
   PositionLogprobs position;
-  position.push_back(Logprob{sampled.token_id, sampled.logprob, sampled.rank, decode(sampled.token_id)});
+  PAGODA_CHECK_MSG(sampled.logprob && sampled.rank, "a logprobs position needs its token scored");
+  position.push_back(Logprob{sampled.token_id, *sampled.logprob, *sampled.rank, decode(sampled.token_id)});
   for (size_t i = 0; i < sampled.top_logprobs.size(); ++i) {
     const TokenLogprob& top = sampled.top_logprobs[i];
     if (top.token_id == sampled.token_id) continue;
@@ -107,7 +108,8 @@ RequestState::Ending RequestState::Apply(const SequenceOutput& out) {
   PAGODA_CHECK(out.new_token_ids.size() == 1 && seq.sample && seq.sample->token_id == out.new_token_ids[0]);
   const int32_t token = out.new_token_ids[0];
   seq.token_ids.push_back(token);
-  seq.cumulative_logprob += seq.sample->logprob;
+  // Scored where it is reported (logprobs) or ranks samples (best_of > n).
+  if (seq.sample->logprob) seq.cumulative_logprob += *seq.sample->logprob;
   if (params_.logprobs) seq.logprobs.push_back(MakePosition(*seq.sample));
   seq.sample.reset();
 

@@ -79,6 +79,7 @@ void ApplyPenalties(std::span<float> row, std::span<const int32_t> prompt_tokens
 
 void ApplyTemperature(std::span<float> row, float temperature) {
   PAGODA_CHECK(temperature > 0.0f);
+  if (temperature == 1.0f) return;  // x / 1 is x
   for (float& x : row) x /= temperature;
 }
 

@@ -31,7 +31,15 @@ void Sampler::Sample(std::span<const float> logits, std::span<const SamplingSequ
   for (size_t i = 0; i < sequences.size(); ++i) {
     const std::span<const float> raw = ApplyGrammarBitmask(logits.subspan(i * vocab_size_, vocab_size_), sequences[i]);
     const int32_t token = SampleRow(raw, sequences[i]);
-    Score(raw, token, sequences[i].params->logprobs.value_or(0), out[i]);
+    const SamplingParams& p = *sequences[i].params;
+    if (p.logprobs || p.num_sequences() > p.n) {
+      Score(raw, token, p.logprobs.value_or(0), out[i]);
+    } else {
+      out[i].token_id = token;
+      out[i].logprob.reset();
+      out[i].rank.reset();
+      out[i].top_logprobs.clear();
+    }
   }
 }
 

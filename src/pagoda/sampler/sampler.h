@@ -15,6 +15,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -43,10 +44,15 @@ struct SamplingSequence {
 };
 
 // A chosen (or, for prompt logprobs, given) token and its raw log probability.
+// The logprob and rank take two more passes over the vocabulary (a
+// log-sum-exp and a count), so a sampled token has them only where its
+// request reads them: it asked for logprobs, or it draws more samples than
+// it returns (best_of > n) and ranks them by cumulative logprob. Prompt
+// logprobs always have them.
 struct SampledToken {
   int32_t token_id = -1;
-  float logprob = 0.0f;  // raw log-softmax; a sequence's cumulative_logprob is the sum
-  int32_t rank = 0;      // tokens with a raw logprob >= this one's (1 = most likely)
+  std::optional<float> logprob;  // raw log-softmax; a sequence's cumulative_logprob is the sum
+  std::optional<int32_t> rank;   // tokens with a raw logprob >= this one's (1 = most likely)
   std::vector<TokenLogprob> top_logprobs;  // the `logprobs` most likely, best first
 };
 
