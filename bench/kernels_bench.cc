@@ -208,36 +208,52 @@ void RegisterQkv(int64_t m, const cpu::KernelSet* set, int threads, bool shared)
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 
-// The MatMuls of a decode step of the default model's 30 layers (Q4_1: QKV
-// 576 -> 960, O 576 -> 576, gate and up 576 -> 2 x 1536, down 1536 -> 576;
-// 66 MB packed, so the weights come from the last-level cache, not L2), one
-// x row each, in the engine's order: each call starts on weights the last
-// did not touch, so this measures what a short matrix loses to starting its
-// streams, which the single-matrix benchmarks above hide.
+// The MatMuls of a decode step of the default model, one x row each, as the
+// engine issues them: per layer Q, K and V from one input (576 -> 576, 192,
+// 192), O (576 -> 576), gate and up from one input (576 -> 2 x 1536), down
+// (1536 -> 576), all Q4_1, then the Q8_0 output head (576 -> 49152). 96 MB
+// packed, so the weights come from the last-level cache, not L2, and each
+// call starts on weights the previous one did not touch: this measures what
+// short matrices lose to starting their streams, which the single-matrix
+// benchmarks above hide.
 void RegisterDecodeStack(const cpu::KernelSet* set, int threads) {
-  const std::string full = std::string("DecodeMatMulStackQ4_1/") + set->name + "/threads:" + std::to_string(threads);
+  const std::string full = std::string("DecodeMatMulStack/") + set->name + "/threads:" + std::to_string(threads);
   benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
     constexpr int kLayers = 30;
-    const std::pair<int64_t, int64_t> shapes[] = {{960, 576}, {576, 576}, {3072, 576}, {576, 1536}};
-    std::vector<std::shared_ptr<const Matrix>> models;
-    for (const auto& [rows, cols] : shapes) models.push_back(MakeMatrix(DType::kQ4_1, rows, cols));
-    std::vector<Matrix> layers(kLayers * std::size(shapes));
-    for (size_t i = 0; i < layers.size(); ++i) {
-      layers[i].bytes = models[i % std::size(shapes)]->bytes;
-      layers[i].view = models[i % std::size(shapes)]->view;
-      layers[i].view.data = layers[i].bytes.data();
+    const std::shared_ptr<const Matrix> shapes[] = {
+        MakeMatrix(DType::kQ4_1, 576, 576),  MakeMatrix(DType::kQ4_1, 192, 576),  MakeMatrix(DType::kQ4_1, 192, 576),
+        MakeMatrix(DType::kQ4_1, 576, 576),  MakeMatrix(DType::kQ4_1, 1536, 576), MakeMatrix(DType::kQ4_1, 1536, 576),
+        MakeMatrix(DType::kQ4_1, 576, 1536), MakeMatrix(DType::kQ8_0, 49152, 576)};
+    constexpr size_t kPerLayer = 7;
+    // Each layer's own copy of the bytes, then the head.
+    std::vector<Matrix> weights(kLayers * kPerLayer + 1);
+    for (size_t i = 0; i < weights.size(); ++i) {
+      const Matrix& source = *shapes[i < kLayers * kPerLayer ? i % kPerLayer : kPerLayer];
+      weights[i].bytes = source.bytes;
+      weights[i].view = source.view;
+      weights[i].view.data = weights[i].bytes.data();
     }
     ThreadPool pool(threads);
     ComputeContext ctx(*set, pool);
     std::vector<MatrixView*> views;
-    for (Matrix& m : layers) views.push_back(&m.view);
+    for (Matrix& m : weights) views.push_back(&m.view);
     const PackedWeights packed = PackedWeights::Pack(ctx, views);
     const std::vector<float> x = Random(1536, 1);
-    std::vector<float> y(3072);
+    std::vector<float> y(49152 + 3 * 1536);
+    auto target = [&](size_t i, int64_t offset) { return MatMulTarget{&weights[i].view, y.data() + offset}; };
     double bytes = 0;
-    for (const Matrix& m : layers) bytes += static_cast<double>(m.bytes.size());
+    for (const Matrix& m : weights) bytes += static_cast<double>(m.bytes.size());
     for (auto _ : state) {
-      for (const Matrix& m : layers) MatMul(ctx, x.data(), 1, m.view, y.data());
+      for (size_t l = 0; l < kLayers; ++l) {
+        const size_t w = l * kPerLayer;
+        const MatMulTarget qkv[] = {target(w, 0), target(w + 1, 576), target(w + 2, 768)};
+        MatMuls(ctx, x.data(), 1, qkv);
+        MatMul(ctx, x.data(), 1, weights[w + 3].view, y.data());
+        const MatMulTarget gate_up[] = {target(w + 4, 0), target(w + 5, 1536)};
+        MatMuls(ctx, x.data(), 1, gate_up);
+        MatMul(ctx, x.data(), 1, weights[w + 6].view, y.data());
+      }
+      MatMul(ctx, x.data(), 1, weights.back().view, y.data());
       benchmark::DoNotOptimize(y.data());
     }
     state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
