@@ -25,6 +25,7 @@
 #include "pagoda/kernels/cpu/amx/amx_kernels.h"
 #include "pagoda/kernels/cpu/amx/tile_sums_amx.h"
 #include "pagoda/kernels/cpu/avx512/avx512_kernels.h"
+#include "pagoda/kernels/cpu/avx512/panel_planes_avx512.h"
 #include "pagoda/kernels/cpu/avx512/quant_panel_avx512.h"
 
 namespace pagoda::kernels::cpu::amx {
@@ -60,38 +61,65 @@ void CenterPanel(uint8_t* packed, int64_t nb) {
 constexpr int64_t kChunkBlocks = 12;
 constexpr int64_t kSumsInts = kTileRows * 16;
 
-// The int32 sums of blocks [b0, b1) of x rows [i0, i0 + kTileRows) against
-// a packed panel, into sums[b - b0][row][weight row].
+// A panel's blocks as the tiles and the folds read them: from the packed
+// scratch copy (per block its 8 B-tile vectors, then the scales and
+// minimums as floats)...
 template <Kind K>
-void StoreBlockSums(const uint8_t* packed, const QuantizedRows& x, int64_t i0, int64_t b0, int64_t b1,
+struct PackedBlocks {
+  const uint8_t* packed;
+  const void* Tile(int64_t b) const { return packed + b * kPackedBytes<K>; }
+  __m512 Scales(int64_t b) const {
+    return _mm512_load_ps(reinterpret_cast<const float*>(packed + b * kPackedBytes<K> + kPackedScalesOffset));
+  }
+  __m512 Minimums(int64_t b) const {
+    if constexpr (!kHasMinimum<K>) return _mm512_setzero_ps();
+    return _mm512_load_ps(reinterpret_cast<const float*>(packed + b * kPackedBytes<K> + kPackedMinimumsOffset));
+  }
+};
+
+// ...or, for Q8_0 repacked at load, from its planes: the quant plane holds
+// each block's signed bytes as 8 vectors of 16 rows' dwords, which is the
+// B tile that packing and then centering would rebuild byte for byte, so
+// the tiles read it in place and each fold widens the block's 16 f16 scales
+// (the values the packed copy holds as floats). A batched step unpacked the
+// 49,152-row LM head's panels twice over for nothing.
+struct Q8_0Planes {
+  avx512::PanelPlanes<Kind::kQ8_0> planes;
+  const void* Tile(int64_t b) const { return planes.qs + b * avx512::PanelPlanes<Kind::kQ8_0>::kQsBytes; }
+  __m512 Scales(int64_t b) const {
+    return _mm512_cvtph_ps(_mm256_loadu_si256(reinterpret_cast<const __m256i*>(planes.d + b * 32)));
+  }
+  __m512 Minimums(int64_t) const { return _mm512_setzero_ps(); }
+};
+
+// The int32 sums of blocks [b0, b1) of x rows [i0, i0 + kTileRows) against
+// a panel, into sums[b - b0][row][weight row].
+template <Kind K, typename Blocks>
+void StoreBlockSums(const Blocks& blocks, const QuantizedRows& x, int64_t i0, int64_t b0, int64_t b1,
                     int32_t* sums) {
   StoreBlockSumsPipelined<kCentered<K>>(
-      x.qs + i0 * x.k + b0 * 32, x.k, 32, [&](int64_t i) { return packed + (b0 + i) * kPackedBytes<K>; }, b1 - b0,
-      sums);
+      x.qs + i0 * x.k + b0 * 32, x.k, 32, [&](int64_t i) { return blocks.Tile(b0 + i); }, b1 - b0, sums);
 }
 
-// x rows [i0, i0 + kTileRows) past a packed panel, kChunkBlocks blocks at a
+// x rows [i0, i0 + kTileRows) past a panel, kChunkBlocks blocks at a
 // time: first the chunk's sums through the tile unit, then its float
 // updates, four x rows at a time, on accumulators that y carries between
 // chunks (the same sequence of updates per output as in one pass).
-template <Kind K>
-void TileOfRows(const uint8_t* packed, const QuantizedRows& x, int64_t i0, float* y, int64_t ldy, int rows,
+template <Kind K, typename Blocks>
+void TileOfRows(const Blocks& blocks, const QuantizedRows& x, int64_t i0, float* y, int64_t ldy, int rows,
                 int32_t* sums) {
   const int64_t nb = x.k / 32;
   const __mmask16 lanes = avx512::FirstLanes(rows);
   for (int64_t b0 = 0; b0 < nb; b0 += kChunkBlocks) {
     const int64_t b1 = b0 + kChunkBlocks < nb ? b0 + kChunkBlocks : nb;
-    StoreBlockSums<K>(packed, x, i0, b0, b1, sums);
+    StoreBlockSums<K>(blocks, x, i0, b0, b1, sums);
     for (int r = 0; r < kTileRows; r += 4) {
       float* yr = y + (i0 + r) * ldy;
       __m512 a[4];
       for (int q = 0; q < 4; ++q) a[q] = b0 == 0 ? _mm512_setzero_ps() : _mm512_maskz_loadu_ps(lanes, yr + q * ldy);
       for (int64_t b = b0; b < b1; ++b) {
-        const uint8_t* block = packed + b * kPackedBytes<K>;
-        const __m512 d = _mm512_load_ps(reinterpret_cast<const float*>(block + kPackedScalesOffset));
-        const __m512 m = kHasMinimum<K>
-                             ? _mm512_load_ps(reinterpret_cast<const float*>(block + kPackedMinimumsOffset))
-                             : _mm512_setzero_ps();
+        const __m512 d = blocks.Scales(b);
+        const __m512 m = blocks.Minimums(b);
         for (int q = 0; q < 4; ++q) {
           const __m512i s = _mm512_load_si512(sums + (b - b0) * kSumsInts + (r + q) * 16);
           a[q] = AddBlockTerm<K, kCentered<K>>(a[q], s, d, m, x, (i0 + r + q) * nb + b);
@@ -112,16 +140,24 @@ void Panels(const QuantizedRows& x, const MatrixView& w, int64_t row_begin, int6
       static_cast<void*>(static_cast<uint8_t*>(scratch) + x.k / 32 * kPackedBytes<K>));
   for (int64_t j0 = row_begin; j0 < row_end; j0 += avx512::kPanelRows) {
     const int rows = static_cast<int>(row_end - j0 < avx512::kPanelRows ? row_end - j0 : avx512::kPanelRows);
-    avx512::PackQuantPanel(K, w, j0, rows, scratch);
+    const bool from_planes = K == Kind::kQ8_0 && w.panels != nullptr;
     auto* packed = static_cast<uint8_t*>(scratch);
     // The rows past the last whole tile take the VNNI code, on the panel as
     // packed for it (before it is centered).
+    if (!from_planes || whole < x.m) avx512::PackQuantPanel(K, w, j0, rows, scratch);
     if (whole < x.m) avx512::PackedQuantPanelRows(K, packed, x, whole, x.m - whole, y + j0, w.rows, rows);
+    if (from_planes) {
+      const Q8_0Planes blocks{avx512::PanelPlanes<Kind::kQ8_0>(static_cast<const uint8_t*>(w.panels), x.k / 32,
+                                                               j0 / avx512::kPanelRows)};
+      for (int64_t i = 0; i < whole; i += kTileRows) TileOfRows<K>(blocks, x, i, y + j0, w.rows, rows, sums);
+      continue;
+    }
     if constexpr (kCentered<K>) CenterPanel<K>(packed, x.k / 32);
     // TILELOADD's inline assembly names no memory operand: keep the
     // packing's stores before it.
     __asm__ volatile("" ::: "memory");
-    for (int64_t i = 0; i < whole; i += kTileRows) TileOfRows<K>(packed, x, i, y + j0, w.rows, rows, sums);
+    const PackedBlocks<K> blocks{packed};
+    for (int64_t i = 0; i < whole; i += kTileRows) TileOfRows<K>(blocks, x, i, y + j0, w.rows, rows, sums);
   }
   // Back to the initial tile state, so that the kernel need not save this
   // thread's 8 KiB of tile data at every context switch.
