@@ -210,16 +210,16 @@ constexpr KernelSet WithAvx512Elementwise(KernelSet set) {
 }
 constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 with VNNI; BF16 weights widened to f32",
                                                             Avx512MatMul, Avx512Attention<kAvx512GroupedAttention>,
-                                                            &avx2::kRowOps,
+                                                            &avx512::kRowOps,
                                                             &kAvx512MatMul));
 constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
     MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights and attention through AVX512-BF16's VDPBF16PS",
-            Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx2::kRowOps, &kAvx512Bf16MatMul));
+            Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx512::kRowOps, &kAvx512Bf16MatMul));
 constexpr KernelSet kAmx = WithAvx512Elementwise(
     MakeSet("amx",
             "AMX-INT8 tiles for quantized prompts and batches, AMX-BF16 tiles for attention past position 256; "
             "otherwise as avx512bf16",
-            AmxMatMul, Avx512Attention<kAmxGroupedAttention>, &avx2::kRowOps, &kAmxMatMul));
+            AmxMatMul, Avx512Attention<kAmxGroupedAttention>, &avx512::kRowOps, &kAmxMatMul));
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

@@ -37,6 +37,9 @@ struct RowOps {
 namespace avx2 {
 extern const RowOps kRowOps;  // built with -mavx2: only after checking the CPU
 }  // namespace avx2
+namespace avx512 {
+extern const RowOps kRowOps;  // built with -mavx512f and 512-bit vectors: likewise
+}  // namespace avx512
 
 }  // namespace pagoda::kernels::cpu
 
