@@ -524,7 +524,7 @@ std::vector<std::vector<int32_t>> EngineCore::RunAndSample(const StepPlan& plan)
         const int64_t target = e.num_computed_tokens + i + 1;
         if (target != state.next_prompt_logprob_position() || target >= static_cast<int64_t>(prompt.size())) continue;
         samplers_[0]->ScorePromptTokens(logits.subspan((row + i) * vocab, vocab), {&prompt[target], 1},
-                                    state.params().prompt_logprobs.value_or(0), {&sampled_, 1});
+                                        state.params().prompt_logprobs.value_or(0), {&sampled_, 1});
         state.AddPromptLogprob(sampled_);
       }
     }

@@ -8,7 +8,8 @@
 // rows: TDPBSUD on the unsigned packed weights, or, for the kinds stored
 // plus an offset, TDPBSSD on the panel centered once (stored - offset),
 // which yields the same integer the VNNI panels reach by subtracting offset
-// * sum(q). Each sum then takes the float update of the VNNI panels
+// * sum(q) (Q8_0 repacked at load skips the packing: its planes already hold
+// that centered panel). Each sum then takes the float update of the VNNI panels
 // (quant_panel_avx512.h's AddBlockTerm), so every output equals the VNNI
 // set's bit for bit, and a row computed here in a batch of 16 or more
 // equals the same row computed alone. The x rows past the last whole 16,
