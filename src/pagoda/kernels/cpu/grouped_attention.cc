@@ -1,6 +1,7 @@
 #include "pagoda/kernels/cpu/grouped_attention.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
@@ -67,15 +68,16 @@ std::vector<Block> PlanBlocks(const AttentionBatch& batch, int64_t num_heads, co
   return blocks;
 }
 
-// The work items, and the blocks whose segments were split into items of
-// their own (their partials at block.partials in a buffer of *shared_floats).
+// The work items, and how many blocks had their segments split into items
+// of their own (their partials at block.partials in a buffer of
+// shared_floats).
 struct ItemPlan {
   std::vector<Item> items;
-  std::vector<int64_t> split_blocks;
+  int64_t num_split_blocks = 0;
   int64_t shared_floats = 0;
 };
 
-// Splitting pays for its fold pass from this many segments per block on:
+// Splitting pays for its shared partials from this many segments per block on:
 // a decode row of the default model (3 KV heads) at 512 positions then runs
 // as 6 items over 2 threads, where whole blocks put 2 heads on one thread
 // and 1 on the other (+4% decode at 512 + 128 tokens; docs/performance.md).
@@ -83,8 +85,8 @@ constexpr int64_t kMinSegmentsPerSplitBlock = 2;
 
 ItemPlan PlanItems(std::vector<Block>& blocks, int threads, int64_t head_dim) {
   // Few blocks with long contexts (decode of a few long sequences) would
-  // leave threads idle: their segments become items of their own, folded
-  // afterwards. A single segment is not worth the second pass's barrier.
+  // leave threads idle: their segments become items of their own, and the
+  // item that finishes a block's last segment folds them all.
   int64_t segments = 0;
   for (const Block& block : blocks) segments += block.num_segments;
   const auto num_blocks = static_cast<int64_t>(blocks.size());
@@ -98,7 +100,7 @@ ItemPlan PlanItems(std::vector<Block>& blocks, int threads, int64_t head_dim) {
     }
     block.partials = plan.shared_floats;
     plan.shared_floats += block.num_segments * block.num_rows * block.num_vectors * PartialStride(head_dim);
-    plan.split_blocks.push_back(b);
+    ++plan.num_split_blocks;
     for (int64_t k = 0; k < block.num_segments; ++k) plan.items.push_back({b, k});
   }
   return plan;
@@ -288,6 +290,14 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
   };
   auto block_floats = [&](const Block& block) { return block.num_rows * block.num_vectors * stride; };
 
+  // A split block's segments still to finish: the item that finishes its
+  // last one folds them all, in segment order, from the shared partials
+  // (acquire-release, so it sees the other threads' partials), where a
+  // second pass over the pool cost a job and a barrier per layer.
+  std::vector<std::atomic<int32_t>> unfinished(plan.num_split_blocks > 0 ? blocks.size() : 0);
+  for (size_t b = 0; b < unfinished.size(); ++b) {
+    unfinished[b].store(static_cast<int32_t>(blocks[b].num_segments), std::memory_order_relaxed);
+  }
   Strided(ctx, static_cast<int64_t>(plan.items.size()), [&](int worker, int64_t i) {
     const Item& item = plan.items[i];
     const Block& block = blocks[item.block];
@@ -295,6 +305,13 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
     if (item.segment >= 0) {
       attend(block, item.segment, RowsOfSegment(block, item.segment, params.sliding_window),
              shared + block.partials + item.segment * floats);
+      if (unfinished[static_cast<size_t>(item.block)].fetch_sub(1, std::memory_order_acq_rel) != 1) return;
+      float* states =
+          static_cast<float*>(ctx.worker_scratch(worker).Get(static_cast<size_t>(floats) * sizeof(float)));
+      for (int64_t k = 0; k < block.num_segments; ++k) {
+        fold(block, RowsOfSegment(block, k, params.sliding_window), shared + block.partials + k * floats, states);
+      }
+      finish(block, states);
       return;
     }
     float* partial =
@@ -304,15 +321,6 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
       const SegmentRows rows = RowsOfSegment(block, k, params.sliding_window);
       attend(block, k, rows, partial);
       fold(block, rows, partial, states);
-    }
-    finish(block, states);
-  });
-  Strided(ctx, static_cast<int64_t>(plan.split_blocks.size()), [&](int worker, int64_t i) {
-    const Block& block = blocks[plan.split_blocks[i]];
-    const int64_t floats = block_floats(block);
-    float* states = static_cast<float*>(ctx.worker_scratch(worker).Get(static_cast<size_t>(floats) * sizeof(float)));
-    for (int64_t k = 0; k < block.num_segments; ++k) {
-      fold(block, RowsOfSegment(block, k, params.sliding_window), shared + block.partials + k * floats, states);
     }
     finish(block, states);
   });
