@@ -20,9 +20,9 @@ namespace {
 // did not. On 4 KiB pages each run crosses a page (a TLB miss, and a fresh
 // start for the hardware prefetcher) every 4 KiB; on 2 MiB pages the
 // default model's decode MatMuls ran 13-20% faster (docs/performance.md,
-// "Huge pages for the packed weights"). So the copy is 2 MiB aligned and
-// sized, and asks for transparent huge pages; where the kernel gives none
-// (THP off), it is ordinary memory.
+// "Decode's bytes, the pool, huge pages and sampling"). So the copy is
+// 2 MiB aligned and sized, and asks for transparent huge pages; where the
+// kernel gives none (THP off), it is ordinary memory.
 constexpr size_t kHugePage = size_t{2} << 20;
 
 void* AllocateForHugePages(size_t bytes) {
