@@ -68,12 +68,11 @@ std::vector<Block> PlanBlocks(const AttentionBatch& batch, int64_t num_heads, co
   return blocks;
 }
 
-// The work items, and how many blocks had their segments split into items
-// of their own (their partials at block.partials in a buffer of
-// shared_floats).
+// The work items; blocks whose segments were split into items of their own
+// keep their partials at block.partials in a buffer of shared_floats (0:
+// nothing was split).
 struct ItemPlan {
   std::vector<Item> items;
-  int64_t num_split_blocks = 0;
   int64_t shared_floats = 0;
 };
 
@@ -100,7 +99,6 @@ ItemPlan PlanItems(std::vector<Block>& blocks, int threads, int64_t head_dim) {
     }
     block.partials = plan.shared_floats;
     plan.shared_floats += block.num_segments * block.num_rows * block.num_vectors * PartialStride(head_dim);
-    ++plan.num_split_blocks;
     for (int64_t k = 0; k < block.num_segments; ++k) plan.items.push_back({b, k});
   }
   return plan;
@@ -294,7 +292,7 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
   // last one folds them all, in segment order, from the shared partials
   // (acquire-release, so it sees the other threads' partials), where a
   // second pass over the pool cost a job and a barrier per layer.
-  std::vector<std::atomic<int32_t>> unfinished(plan.num_split_blocks > 0 ? blocks.size() : 0);
+  std::vector<std::atomic<int32_t>> unfinished(plan.shared_floats > 0 ? blocks.size() : 0);
   for (size_t b = 0; b < unfinished.size(); ++b) {
     unfinished[b].store(static_cast<int32_t>(blocks[b].num_segments), std::memory_order_relaxed);
   }
