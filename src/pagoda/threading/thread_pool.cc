@@ -20,8 +20,13 @@ namespace {
 
 // How long an idle thread polls before sleeping. Model steps issue jobs
 // back to back, microseconds apart, so a short spin saves a futex round trip
-// per job without burning a core when the engine is idle.
-constexpr auto kSpin = std::chrono::microseconds(50);
+// per job without burning a core when the engine is idle. The window also
+// spans the engine's work between two steps (sampling, scheduling: 40-160
+// us at batch 1): with 50 us the helpers slept there at nearly every step,
+// and the next step's first MatMul paid two futex wake-ups on this VM
+// (40-160 us instead of 10; docs/performance.md, "The pool across the step
+// boundary").
+constexpr auto kSpin = std::chrono::microseconds(200);
 
 inline void CpuRelax() {
 #if defined(__x86_64__) || defined(__i386__)
