@@ -272,7 +272,7 @@ void RegisterAttention(DType dtype, int64_t context, int64_t rows, const cpu::Ke
     const int64_t heads = 9, kv_heads = 3, dim = 64, block = 16;
     const int64_t blocks = (context + block - 1) / block;
     const int64_t width = kv_heads * dim;
-    const size_t elem = dtype == DType::kF16 ? 2 : 4;
+    const size_t elem = dtype == DType::kF32 ? 4 : 2;
     std::vector<uint8_t> k(static_cast<size_t>(blocks * block * width) * elem);
     std::vector<uint8_t> v(k.size());
     const KvCacheLayer cache{dtype, k.data(), v.data(), blocks, block, kv_heads, dim};
@@ -319,8 +319,8 @@ void RegisterAttention(DType dtype, int64_t context, int64_t rows, const cpu::Ke
 // next of kCopies disjoint sets of block tables, so that, as in a decode
 // step, K and V come from memory rather than from the cache the previous
 // iteration warmed (about 220 MB of K and V at 32 x 144).
-void RegisterBatchedDecode(int64_t seqs, int64_t context, const cpu::KernelSet* set, int threads) {
-  const std::string full = std::string("PagedAttentionDecodeBatch/F16/") + set->name + "/seqs:" +
+void RegisterBatchedDecode(DType dtype, int64_t seqs, int64_t context, const cpu::KernelSet* set, int threads) {
+  const std::string full = "PagedAttentionDecodeBatch/" + std::string(DTypeName(dtype)) + "/" + set->name + "/seqs:" +
                            std::to_string(seqs) + "/ctx:" + std::to_string(context) +
                            "/threads:" + std::to_string(threads);
   benchmark::RegisterBenchmark(full.c_str(), [=](benchmark::State& state) {
@@ -329,9 +329,11 @@ void RegisterBatchedDecode(int64_t seqs, int64_t context, const cpu::KernelSet* 
     const int64_t per_seq = (context + block - 1) / block;
     const int64_t arena_blocks = kCopies * seqs * per_seq;
     const int64_t width = kv_heads * dim;
-    std::vector<uint8_t> k(static_cast<size_t>(arena_blocks * block * width) * 2, 0x3c);  // f16 ~1.0
-    std::vector<uint8_t> v(k.size(), 0x3c);
-    const KvCacheLayer cache{DType::kF16, k.data(), v.data(), arena_blocks, block, kv_heads, dim};
+    // Every element near 1.0 (f16 0x3c3c, bf16 0x3f3f).
+    const uint8_t fill = dtype == DType::kF16 ? 0x3c : 0x3f;
+    std::vector<uint8_t> k(static_cast<size_t>(arena_blocks * block * width) * 2, fill);
+    std::vector<uint8_t> v(k.size(), fill);
+    const KvCacheLayer cache{dtype, k.data(), v.data(), arena_blocks, block, kv_heads, dim};
     std::vector<int32_t> all(static_cast<size_t>(arena_blocks));
     std::iota(all.begin(), all.end(), 0);
     std::mt19937 rng(5);
@@ -420,18 +422,29 @@ void RegisterAll() {
     for (int threads : {1, 2}) RegisterAttention(DType::kF16, 4096, 1, set, threads);
   }
   // A server's decode step: 32 sequences of 144 positions.
-  for (int threads : {1, 2}) RegisterBatchedDecode(32, 144, sets.back(), threads);
+  for (int threads : {1, 2}) RegisterBatchedDecode(DType::kF16, 32, 144, sets.back(), threads);
   // One sequence's decode step after 4,096 positions, its K and V from
   // memory as in the engine (the warm run above reads them from the cache),
   // on the SIMD sets' attention kernels past position 512.
   for (const cpu::KernelSet* set : sets) {
     if (set->simd == nullptr) continue;
-    for (int threads : {1, 2}) RegisterBatchedDecode(1, 4096, set, threads);
+    for (int threads : {1, 2}) RegisterBatchedDecode(DType::kF16, 1, 4096, set, threads);
   }
   // A prompt's last chunk of 512 rows at 4096 positions (a third of a long
   // prompt's work is attention).
   for (const cpu::KernelSet* set : sets) {
     for (int threads : {1, 2}) RegisterAttention(DType::kF16, 4096, 512, set, threads);
+  }
+  // A BF16 cache, which the amx set reads on tiles straight from the cache
+  // (the other sets read it through the reference's rows): the same shapes.
+  if (const cpu::KernelSet* amx = cpu::FindSupportedKernelSet("amx")) {
+    for (int threads : {1, 2}) {
+      RegisterAttention(DType::kBF16, 512, 1, amx, threads);
+      RegisterAttention(DType::kBF16, 4096, 1, amx, threads);
+      RegisterBatchedDecode(DType::kBF16, 32, 144, amx, threads);
+      RegisterBatchedDecode(DType::kBF16, 1, 4096, amx, threads);
+      RegisterAttention(DType::kBF16, 4096, 512, amx, threads);
+    }
   }
 }
 

@@ -37,7 +37,8 @@ class LLM(_pagoda.LLM):
             tensor_parallel_size=1, pipeline_parallel_size=1, enforce_eager=False, trust_remote_code=False,
             enable_prefix_caching=True, max_num_seqs=256, max_num_batched_tokens=None, block_size=16,
             scheduling_policy="fcfs", threads=0, long_prefill_token_threshold=256,
-            max_num_partial_prefills=4, max_long_partial_prefills=1, generation_config="auto")
+            max_num_partial_prefills=4, max_long_partial_prefills=1, generation_config="auto",
+            kv_cache_dtype="auto")
 
     `model` is a GGUF file, a Hugging Face model directory, or a model id found
     in the Hugging Face cache (at `revision`); None: $PAGODA_MODEL, else the
@@ -53,6 +54,10 @@ class LLM(_pagoda.LLM):
     `max_num_batched_tokens` fixes every step's token budget, as in vLLM;
     None (the default) sizes each step's budget from measured step times
     so that a step takes about 200 ms, at most 2048 tokens.
+
+    `kv_cache_dtype`: "auto" keeps the KV cache in bfloat16 where the AMX
+    kernels attend on it straight from the cache, else float16; "bfloat16",
+    "float16" or "float32" choose (fp8 types are refused).
 
     `generation_config`: "auto" takes the model's generation_config.json
     sampling values as the defaults (get_default_sampling_params()), "vllm"
@@ -91,6 +96,7 @@ class LLM(_pagoda.LLM):
         max_num_partial_prefills: Optional[int] = None,
         max_long_partial_prefills: Optional[int] = None,
         generation_config: str = "auto",
+        kv_cache_dtype: str = "auto",
     ):
         _check_only("tensor_parallel_size", tensor_parallel_size, 1, "Pagoda runs in one process on the CPU")
         _check_only("pipeline_parallel_size", pipeline_parallel_size, 1, "Pagoda runs in one process on the CPU")
@@ -109,7 +115,8 @@ class LLM(_pagoda.LLM):
         super().__init__(
             model, tokenizer=tokenizer, dtype=dtype, quantization=quantization, revision=revision, seed=seed,
             max_model_len=max_model_len, gpu_memory_utilization=gpu_memory_utilization,
-            kv_cache_memory=kv_cache_memory, generation_config=generation_config, **{k: v for k, v in tunables.items() if v is not None},
+            kv_cache_memory=kv_cache_memory, generation_config=generation_config, kv_cache_dtype=kv_cache_dtype,
+            **{k: v for k, v in tunables.items() if v is not None},
         )
         self._tokenizer_view = None
 

@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "bindings.h"
+#include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/engine/llm.h"
 #include "pagoda/engine/memory_size.h"
 
@@ -75,7 +76,7 @@ void BindLlm(py::module_& m) {
                        int32_t block_size, std::optional<int64_t> seed, int32_t threads,
                        const std::string& scheduling_policy, int32_t long_prefill_token_threshold,
                        int32_t max_num_partial_prefills, int32_t max_long_partial_prefills,
-                       const std::string& generation_config) {
+                       const std::string& generation_config, const std::string& kv_cache_dtype) {
              if (gpu_memory_utilization && !kv_cache_memory.is_none()) {
                throw py::value_error(
                    "give gpu_memory_utilization (a share of the available memory for weights plus KV cache) or "
@@ -104,6 +105,9 @@ void BindLlm(py::module_& m) {
              config.max_num_partial_prefills = max_num_partial_prefills;
              config.max_long_partial_prefills = max_long_partial_prefills;
              config.generation_config = generation_config;
+             auto parsed_kv_cache_dtype = ParseKvCacheDtype(kv_cache_dtype, "kv_cache_dtype");
+             if (!parsed_kv_cache_dtype.ok()) throw py::value_error(parsed_kv_cache_dtype.status().message());
+             config.kv_cache_dtype = *parsed_kv_cache_dtype;
              py::gil_scoped_release release;  // loading the model takes a while
              return std::make_unique<LLM>(config);
            }),
@@ -118,7 +122,7 @@ void BindLlm(py::module_& m) {
            py::arg("long_prefill_token_threshold") = EngineConfig{}.long_prefill_token_threshold,
            py::arg("max_num_partial_prefills") = EngineConfig{}.max_num_partial_prefills,
            py::arg("max_long_partial_prefills") = EngineConfig{}.max_long_partial_prefills,
-           py::arg("generation_config") = "auto")
+           py::arg("generation_config") = "auto", py::arg("kv_cache_dtype") = "auto")
       .def("_default_sampling_params",
            [](LLM& llm) {
              SamplingParams params;

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "engine_test_util.h"
+#include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/metrics/engine_metrics.h"
 
 namespace pagoda {
@@ -51,6 +52,36 @@ TEST(EngineLimitsTest, RefusesAKvCacheTooSmallForOneMaxModelLenRequest) {
   config.kv_cache_memory = 100 * block_bytes;
   config.max_model_len = 1600;
   EXPECT_TRUE(Engine::Create(config).ok());
+}
+
+// kv_cache_dtype: auto takes BF16 (the tiles' order) where the kernel set
+// has attention of its own for it and F16 elsewhere; BF16 asked for runs on
+// any set, and a block size that order cannot hold is refused by name.
+TEST(EngineLimitsTest, KvCacheDtypeAutoAndBfloat16) {
+  for (const kernels::cpu::KernelSet* set : kernels::cpu::SupportedKernelSets()) {
+    EngineConfig config = TestEngineConfig(64);
+    config.kernel_set = set->name;
+    auto automatic = MakeEngine(config);
+    ASSERT_TRUE(automatic);
+    EXPECT_EQ(*automatic->config().kv_cache_dtype, set->own_bf16_kv_attention ? DType::kBF16 : DType::kF16)
+        << set->name;
+    config.kv_cache_dtype = DType::kBF16;
+    auto bf16 = MakeEngine(config);
+    ASSERT_TRUE(bf16);
+    EXPECT_EQ(*bf16->config().kv_cache_dtype, DType::kBF16) << set->name;
+  }
+  EngineConfig config = TestEngineConfig(64);
+  config.block_size = 8;
+  auto automatic = MakeEngine(config);
+  ASSERT_TRUE(automatic);
+  EXPECT_EQ(*automatic->config().kv_cache_dtype, DType::kF16);  // blocks of 8 do not fill a tile
+  config.kv_cache_dtype = DType::kBF16;
+  auto refused = Engine::Create(config);
+  ASSERT_FALSE(refused.ok());
+  EXPECT_EQ(refused.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.status().message().find("kv_cache_dtype bfloat16"), std::string::npos)
+      << refused.status().message();
+  EXPECT_NE(refused.status().message().find("block size 8"), std::string::npos) << refused.status().message();
 }
 
 TEST(EngineLimitsTest, RefusesRequestsBeyondTheWaitingLimitUntilTheQueueDrains) {

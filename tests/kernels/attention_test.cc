@@ -67,8 +67,8 @@ std::string Describe(const AttentionParams& p) {
   return "window " + std::to_string(p.sliding_window) + " softcap " + std::to_string(p.softcap);
 }
 
-// Causal attention over the sequence's contiguous K/V (as stored: f16-rounded
-// for an F16 cache), in double: position pos sees (pos - window, pos], and
+// Causal attention over the sequence's contiguous K/V (as stored: f16- or
+// bf16-rounded for an F16 or BF16 cache), in double: position pos sees (pos - window, pos], and
 // each scaled score s becomes cap * tanh(s / cap). With `spread`, also each
 // output's weighted mean of |v - output|.
 std::vector<double> NaiveAttention(const PagedFixture& f, const AttentionParams& params,
@@ -76,7 +76,11 @@ std::vector<double> NaiveAttention(const PagedFixture& f, const AttentionParams&
   const int64_t d = f.head_dim;
   const int64_t width = f.num_kv_heads * d;
   const int64_t group = f.num_heads / f.num_kv_heads;
-  auto stored = [&](float v) { return f.dtype == DType::kF16 ? double{F16ToF32(F32ToF16(v))} : double{v}; };
+  auto stored = [&](float v) {
+    if (f.dtype == DType::kF16) return double{F16ToF32(F32ToF16(v))};
+    if (f.dtype == DType::kBF16) return double{BF16ToF32(F32ToBF16(v))};
+    return double{v};
+  };
   std::vector<double> out(static_cast<size_t>(f.tokens() * f.num_heads * d));
   if (spread != nullptr) spread->assign(out.size(), 0.0);
   for (size_t s = 0; s < f.q_lens.size(); ++s) {
@@ -230,6 +234,64 @@ class NaiveCheck {
   std::vector<double> naive_plain_, naive_bf16_;
 };
 
+// The caches the invariance tests run on: the given F16 (or F32) fixture's
+// kind on every set, the bf16 kernels from position 0 included; and a BF16
+// cache (kv_pairs_layout.h) in blocks of 16 and 32 on every supported set
+// (the amx set on tiles at every position, the others through the
+// reference's rows).
+struct CacheKind {
+  DType dtype;
+  int64_t block_size;
+  std::vector<const cpu::KernelSet*> sets;
+};
+std::vector<CacheKind> CacheKinds(DType dtype, int64_t block_size) {
+  const std::vector<const cpu::KernelSet*> supported(cpu::SupportedKernelSets().begin(),
+                                                     cpu::SupportedKernelSets().end());
+  return {{dtype, block_size, AttentionSets()}, {DType::kBF16, 16, supported}, {DType::kBF16, 32, supported}};
+}
+std::string Describe(const CacheKind& kind) {
+  return std::string(DTypeName(kind.dtype)) + " blocks of " + std::to_string(kind.block_size);
+}
+
+// A BF16 cache on every supported set, against exact attention (bf16-exact
+// values: the cache then stores them as they are), with the shapes the
+// pairs order takes (head sizes that are multiples of 32) and a prompt of
+// 40 rows that crosses a split-K segment, so that a block's 48 query
+// vectors fill three groups of 16 tile rows. The sets other than amx read
+// it through the reference's row kernel.
+TEST(FastAttentionTest, Bf16CacheEverySetMatchesNaiveAttentionAndThreadCountChangesNoBit) {
+  struct Shape {
+    int64_t head_dim, num_heads, num_kv_heads;
+  };
+  const Shape shapes[] = {{64, 6, 2}, {64, 3, 3}, {64, 12, 2}, {128, 6, 2}, {32, 4, 2}};
+  for (int64_t block_size : {16, 32}) {
+    for (const Shape& shape : shapes) {
+      const int64_t head_dim = shape.head_dim;
+      const PagedFixture f = MakePagedFixture(DType::kBF16, shape.num_heads, shape.num_kv_heads, head_dim, block_size,
+                                              {1, 7, 5, 1, 40, 1}, {13, 7, 22, 1, 300, 290},
+                                              static_cast<uint32_t>(head_dim + block_size), true);
+      for (const AttentionParams& params : Variants(1.0f / std::sqrt(static_cast<float>(head_dim)))) {
+        std::vector<double> spread;
+        const std::vector<double> naive = NaiveAttention(f, params, &spread);
+        for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+          const std::vector<float> one_thread = RunSet(*set, f, params, 1);
+          for (size_t e = 0; e < naive.size(); ++e) {
+            ASSERT_NEAR(one_thread[e], naive[e], NaiveTolerance(*set, spread[e]))
+                << set->name << " blocks of " << block_size << " head_dim " << head_dim << " heads "
+                << shape.num_heads << "/" << shape.num_kv_heads << " " << Describe(params) << " at " << e;
+          }
+          for (int threads : {2, 3}) {
+            const std::vector<float> got = RunSet(*set, f, params, threads);
+            ASSERT_EQ(FirstBitDifference(got.data(), one_thread.data(), static_cast<int64_t>(got.size())), -1)
+                << set->name << " blocks of " << block_size << " head_dim " << head_dim << " threads " << threads
+                << " " << Describe(params);
+          }
+        }
+      }
+    }
+  }
+}
+
 TEST(FastAttentionTest, EverySetMatchesNaiveAttentionAndThreadCountChangesNoBit) {
   // Head sizes with their own compiled kernels (64, 128) and others, with and
   // without a tail of fewer than 16 dimensions; groups of 3 query heads per
@@ -300,24 +362,27 @@ TEST(FastAttentionTest, LongDecodeContext) {
 // bits whether it runs alone (its segments split over the threads) or among
 // many rows (each unit whole on one thread), and as the last row of a prefill.
 TEST(FastAttentionTest, LongContextRowIsTheSameSplitOrWhole) {
-  const PagedFixture f = MakePagedFixture(DType::kF16, 8, 2, 64, 16, {1, 40}, {1000, 700}, 41);
-  const int64_t width = f.num_heads * f.head_dim;
-  for (const AttentionParams& params : Variants(0.125f)) {
-    for (const cpu::KernelSet* set : AttentionSets()) {
-      const std::vector<float> batched = RunSet(*set, f, params, 2);
-      for (size_t s = 0; s < 2; ++s) {
-        // The sequence's last row alone, as a decode step.
-        const int32_t qsl[2] = {0, 1};
-        const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
-                                   f.max_blocks_per_seq};
-        for (int threads : {1, 2, 4}) {
-          ThreadPool pool(threads);
-          ComputeContext ctx(*set, pool);
-          std::vector<float> out(static_cast<size_t>(width));
-          const int64_t last_row = f.query_start_loc[s + 1] - 1;
-          set->paged_attention(f.q.data() + last_row * width, f.num_heads, f.cache, alone, params, out.data(), ctx);
-          ASSERT_EQ(FirstBitDifference(out.data(), batched.data() + last_row * width, width), -1)
-              << set->name << " seq " << s << " threads " << threads << " " << Describe(params);
+  for (const CacheKind& kind : CacheKinds(DType::kF16, 16)) {
+    const PagedFixture f = MakePagedFixture(kind.dtype, 8, 2, 64, kind.block_size, {1, 40}, {1000, 700}, 41);
+    const int64_t width = f.num_heads * f.head_dim;
+    for (const AttentionParams& params : Variants(0.125f)) {
+      for (const cpu::KernelSet* set : kind.sets) {
+        const std::vector<float> batched = RunSet(*set, f, params, 2);
+        for (size_t s = 0; s < 2; ++s) {
+          // The sequence's last row alone, as a decode step.
+          const int32_t qsl[2] = {0, 1};
+          const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
+                                     f.max_blocks_per_seq};
+          for (int threads : {1, 2, 4}) {
+            ThreadPool pool(threads);
+            ComputeContext ctx(*set, pool);
+            std::vector<float> out(static_cast<size_t>(width));
+            const int64_t last_row = f.query_start_loc[s + 1] - 1;
+            set->paged_attention(f.q.data() + last_row * width, f.num_heads, f.cache, alone, params, out.data(), ctx);
+            ASSERT_EQ(FirstBitDifference(out.data(), batched.data() + last_row * width, width), -1)
+                << set->name << " " << Describe(kind) << " seq " << s << " threads " << threads << " "
+                << Describe(params);
+          }
         }
       }
     }
@@ -327,21 +392,24 @@ TEST(FastAttentionTest, LongContextRowIsTheSameSplitOrWhole) {
 // A prompt computed in two chunks (the second continuing the cached first)
 // gives its rows the same bits as computed whole.
 TEST(FastAttentionTest, ChunkedPrefillEqualsWholePrefill) {
-  const PagedFixture f = MakePagedFixture(DType::kF16, 6, 2, 64, 4, {300}, {300}, 43);
-  const int64_t width = f.num_heads * f.head_dim;
-  for (const AttentionParams& params : Variants(0.125f)) {
-    for (const cpu::KernelSet* set : AttentionSets()) {
-      const std::vector<float> whole = RunSet(*set, f, params, 2);
-      for (int32_t split : {1, 17, 256, 299}) {
-        const int32_t qsl[2] = {0, 300 - split};
-        const int32_t len = 300;
-        const AttentionBatch tail{1, qsl, &len, f.block_tables.data(), f.max_blocks_per_seq};
-        ThreadPool pool(2);
-        ComputeContext ctx(*set, pool);
-        std::vector<float> out(static_cast<size_t>((300 - split) * width));
-        set->paged_attention(f.q.data() + split * width, f.num_heads, f.cache, tail, params, out.data(), ctx);
-        ASSERT_EQ(FirstBitDifference(out.data(), whole.data() + split * width, static_cast<int64_t>(out.size())), -1)
-            << set->name << " split at " << split << " " << Describe(params);
+  for (const CacheKind& kind : CacheKinds(DType::kF16, 4)) {
+    const PagedFixture f = MakePagedFixture(kind.dtype, 6, 2, 64, kind.block_size, {300}, {300}, 43);
+    const int64_t width = f.num_heads * f.head_dim;
+    for (const AttentionParams& params : Variants(0.125f)) {
+      for (const cpu::KernelSet* set : kind.sets) {
+        const std::vector<float> whole = RunSet(*set, f, params, 2);
+        for (int32_t split : {1, 17, 256, 299}) {
+          const int32_t qsl[2] = {0, 300 - split};
+          const int32_t len = 300;
+          const AttentionBatch tail{1, qsl, &len, f.block_tables.data(), f.max_blocks_per_seq};
+          ThreadPool pool(2);
+          ComputeContext ctx(*set, pool);
+          std::vector<float> out(static_cast<size_t>((300 - split) * width));
+          set->paged_attention(f.q.data() + split * width, f.num_heads, f.cache, tail, params, out.data(), ctx);
+          ASSERT_EQ(FirstBitDifference(out.data(), whole.data() + split * width, static_cast<int64_t>(out.size())),
+                    -1)
+              << set->name << " " << Describe(kind) << " split at " << split << " " << Describe(params);
+        }
       }
     }
   }
@@ -351,44 +419,52 @@ TEST(FastAttentionTest, ChunkedPrefillEqualsWholePrefill) {
 // query's window: the others may already be back in the pool, so their
 // table entries may be anything.
 TEST(FastAttentionTest, SlidingWindowReadsOnlyBlocksInsideIt) {
-  const PagedFixture f = MakePagedFixture(DType::kF16, 4, 2, 64, 4, {1, 3}, {40, 30}, 29);
-  const AttentionParams params{.scale = 0.125f, .sliding_window = 10};
-  const std::vector<float> want = RunReference(f, params);
-  PagedFixture stale = f;
-  const int32_t first_rows[2] = {39, 27};  // each sequence's first query position
-  for (int s = 0; s < 2; ++s) {
-    const int64_t first_visible_block = (first_rows[s] + 1 - params.sliding_window) / f.cache.block_size;
-    for (int64_t b = 0; b < first_visible_block; ++b) stale.block_tables[s * f.max_blocks_per_seq + b] = -1;
-  }
-  for (const cpu::KernelSet* set : AttentionSets()) {
-    const std::vector<float> intact = RunSet(*set, f, params, 2);
-    const std::vector<float> got = RunSet(*set, stale, params, 2);
-    ASSERT_EQ(FirstBitDifference(got.data(), intact.data(), static_cast<int64_t>(intact.size())), -1) << set->name;
-    if (KeepsGgmlOrder(*set)) {
-      ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1) << set->name;
+  for (const CacheKind& kind : CacheKinds(DType::kF16, 4)) {
+    const PagedFixture f = MakePagedFixture(kind.dtype, 4, 2, 64, kind.block_size, {1, 3}, {120, 110}, 29);
+    const AttentionParams params{.scale = 0.125f, .sliding_window = 10 + kind.block_size};
+    const std::vector<float> want = RunReference(f, params);
+    PagedFixture stale = f;
+    const int32_t first_rows[2] = {119, 107};  // each sequence's first query position
+    for (int s = 0; s < 2; ++s) {
+      const int64_t first_visible_block = (first_rows[s] + 1 - params.sliding_window) / f.cache.block_size;
+      ASSERT_GT(first_visible_block, 0) << Describe(kind);
+      for (int64_t b = 0; b < first_visible_block; ++b) stale.block_tables[s * f.max_blocks_per_seq + b] = -1;
+    }
+    for (const cpu::KernelSet* set : kind.sets) {
+      const std::vector<float> intact = RunSet(*set, f, params, 2);
+      const std::vector<float> got = RunSet(*set, stale, params, 2);
+      ASSERT_EQ(FirstBitDifference(got.data(), intact.data(), static_cast<int64_t>(intact.size())), -1)
+          << set->name << " " << Describe(kind);
+      if (KeepsGgmlOrder(*set)) {
+        ASSERT_EQ(FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(want.size())), -1)
+            << set->name << " " << Describe(kind);
+      }
     }
   }
 }
 
 // A sequence's outputs do not depend on what else is in the batch.
 TEST(FastAttentionTest, SequenceAloneEqualsSequenceInBatch) {
-  const PagedFixture f = Mixed(DType::kF32, 64, 23);
-  const int64_t width = f.num_heads * f.head_dim;
-  for (const cpu::KernelSet* set : AttentionSets()) {
-    const std::vector<float> all = RunSet(*set, f, {.scale = 0.125f}, 2);
-    for (size_t s = 0; s < f.q_lens.size(); ++s) {
-      const int32_t qsl[2] = {0, f.q_lens[s]};
-      const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
-                                 f.max_blocks_per_seq};
-      ThreadPool pool(1);
-      ComputeContext ctx(*set, pool);
-      std::vector<float> out(static_cast<size_t>(f.q_lens[s] * width));
-      set->paged_attention(f.q.data() + f.query_start_loc[s] * width, f.num_heads, f.cache, alone,
-                           {.scale = 0.125f}, out.data(), ctx);
-      ASSERT_EQ(FirstBitDifference(out.data(), all.data() + f.query_start_loc[s] * width,
-                                   static_cast<int64_t>(out.size())),
-                -1)
-          << set->name << " seq " << s;
+  for (const CacheKind& kind : CacheKinds(DType::kF32, 4)) {
+    const PagedFixture f = MakePagedFixture(kind.dtype, 6, 2, 64, kind.block_size, {1, 7, 5, 1, 20},
+                                            {13, 7, 22, 1, 60}, 23);
+    const int64_t width = f.num_heads * f.head_dim;
+    for (const cpu::KernelSet* set : kind.sets) {
+      const std::vector<float> all = RunSet(*set, f, {.scale = 0.125f}, 2);
+      for (size_t s = 0; s < f.q_lens.size(); ++s) {
+        const int32_t qsl[2] = {0, f.q_lens[s]};
+        const AttentionBatch alone{1, qsl, &f.seq_lens[s], f.block_tables.data() + s * f.max_blocks_per_seq,
+                                   f.max_blocks_per_seq};
+        ThreadPool pool(1);
+        ComputeContext ctx(*set, pool);
+        std::vector<float> out(static_cast<size_t>(f.q_lens[s] * width));
+        set->paged_attention(f.q.data() + f.query_start_loc[s] * width, f.num_heads, f.cache, alone,
+                             {.scale = 0.125f}, out.data(), ctx);
+        ASSERT_EQ(FirstBitDifference(out.data(), all.data() + f.query_start_loc[s] * width,
+                                     static_cast<int64_t>(out.size())),
+                  -1)
+            << set->name << " " << Describe(kind) << " seq " << s;
+      }
     }
   }
 }

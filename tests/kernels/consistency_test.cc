@@ -58,7 +58,7 @@ constexpr int64_t kRopeMaxUlp = 0;
 // The row reductions: the same source built per instruction set, every term
 // and partial sum in a fixed order; the maximum, the sums and every exp
 // term are compared bit for bit.
-// WriteKv copies (F32) or rounds once to F16: compared byte for byte.
+// WriteKv copies (F32) or rounds once to F16 or BF16: compared byte for byte.
 
 class ConsistencyTest : public ::testing::TestWithParam<const cpu::KernelSet*> {
  protected:
@@ -214,16 +214,20 @@ TEST_P(ConsistencyTest, Rope) {
 // Rows of whole 16-lane vectors (3 heads of 64) and with a tail (3 of 40);
 // K's first values are F16's edge cases: ties to even, the largest finite
 // value and the first that rounds to infinity, subnormals and their ties,
-// values that round to zero, signed zeros, infinities and the default NaN.
+// values that round to zero, signed zeros, infinities and the default NaN;
+// BF16 takes them too, with ties of its own (bf16 keeps 8 significant bits)
+// and f32 subnormals, which it keeps where VCVTNE2PS2BF16 would flush them.
 TEST_P(ConsistencyTest, WriteKv) {
   SKIP_IF_REFERENCE(write_kv, ref::WriteKv);
   const std::vector<float> edges = {1.0f + 0x1p-11f, 1.0f + 3 * 0x1p-11f, 65504.0f, 65519.99f, 65520.0f, -65520.0f,
                                     0x1p-14f, 0x1p-15f, 0x1p-24f, 0x1p-25f, 3 * 0x1p-25f, 0x1p-26f, 1e-9f, -0.0f,
-                                    0.0f, INFINITY, -INFINITY, NAN, 0x1.ffcp-15f, -0x1.0p-20f};
-  for (int64_t head_dim : {int64_t{64}, int64_t{40}}) {
-    for (DType t : {DType::kF32, DType::kF16}) {
+                                    0.0f, INFINITY, -INFINITY, NAN, 0x1.ffcp-15f, -0x1.0p-20f,
+                                    1.0f + 0x1p-8f, 1.0f + 3 * 0x1p-8f, 0x1p-130f, -0x1.8p-140f, 0x1.fffffep127f};
+  for (int64_t head_dim : {int64_t{64}, int64_t{40}, int64_t{96}}) {
+    for (DType t : {DType::kF32, DType::kF16, DType::kBF16}) {
+      if (t == DType::kBF16 && head_dim % 32 != 0) continue;  // the pairs order's shapes (kv_pairs_layout.h)
       const int64_t width = 3 * head_dim;
-      const size_t bytes = static_cast<size_t>(4 * 16 * width) * (t == DType::kF16 ? 2 : 4);
+      const size_t bytes = static_cast<size_t>(4 * 16 * width) * (t == DType::kF32 ? 4 : 2);
       std::vector<uint8_t> k0(bytes), v0(bytes), k1(bytes), v1(bytes);
       std::vector<float> k = RandomFloats(2 * width, 7);
       const std::vector<float> v = RandomFloats(2 * width, 8);

@@ -324,6 +324,39 @@ TEST(WriteKvTest, WritesOnlyTheMappedSlots) {
   }
 }
 
+// A BF16 cache: each element lands where kv_pairs_layout.h says, read back
+// here from the layout's definition (per block and KV head, K's dimensions
+// paired per position, V's positions paired per dimension), and no other
+// byte changes.
+TEST(WriteKvTest, Bf16GoesToTheTilePairsOrder) {
+  const int64_t blocks = 3, block_size = 16, heads = 2, dim = 64;
+  const int64_t width = heads * dim;
+  const size_t elements = static_cast<size_t>(blocks * block_size * width);
+  std::vector<bf16_bits> k(elements, 0xABCD), v(elements, 0xABCD);
+  const KvCacheLayer cache{DType::kBF16, k.data(), v.data(), blocks, block_size, heads, dim};
+  const std::vector<float> nk = RandomFloats(3 * width, 1), nv = RandomFloats(3 * width, 2);
+  const int64_t slots[3] = {2 * block_size + 5, 0, 2 * block_size + 6};
+  ref::WriteKv(nk.data(), nv.data(), slots, 3, cache);
+  std::vector<bool> k_written(elements, false), v_written(elements, false);
+  for (int t = 0; t < 3; ++t) {
+    const int64_t block = slots[t] / block_size, i = slots[t] % block_size;
+    for (int64_t h = 0; h < heads; ++h) {
+      const int64_t run = (block * heads + h) * block_size * dim;
+      for (int64_t d = 0; d < dim; ++d) {
+        const size_t k_at = static_cast<size_t>(run + (d / 2 * block_size + i) * 2 + d % 2);
+        const size_t v_at = static_cast<size_t>(run + (i / 2 * dim + d) * 2 + i % 2);
+        ASSERT_EQ(k[k_at], F32ToBF16(nk[t * width + h * dim + d])) << t << " " << h << " " << d;
+        ASSERT_EQ(v[v_at], F32ToBF16(nv[t * width + h * dim + d])) << t << " " << h << " " << d;
+        k_written[k_at] = v_written[v_at] = true;
+      }
+    }
+  }
+  for (size_t e = 0; e < elements; ++e) {
+    if (!k_written[e]) ASSERT_EQ(k[e], 0xABCD) << e;
+    if (!v_written[e]) ASSERT_EQ(v[e], 0xABCD) << e;
+  }
+}
+
 TEST(WriteKvDeathTest, RejectsSlotsOutsideTheArena) {
   std::vector<float> k(8), v(8);
   const KvCacheLayer cache{DType::kF32, k.data(), v.data(), 1, 1, 1, 8};

@@ -134,13 +134,13 @@ PagedFixture MakePagedFixture(DType dtype, int64_t num_heads, int64_t num_kv_hea
   std::shuffle(ids.begin(), ids.end(), rng);
 
   const int64_t width = num_kv_heads * head_dim;
-  const size_t elem = dtype == DType::kF16 ? 2 : 4;
+  const size_t elem = dtype == DType::kF32 ? 4 : 2;
   const size_t arena_bytes = static_cast<size_t>(num_blocks * block_size * width) * elem;
   f.k_arena.resize(arena_bytes);
   f.v_arena.resize(arena_bytes);
   // NaN everywhere: a kernel reading a slot no sequence owns poisons its output.
-  if (dtype == DType::kF16) {
-    const f16_bits nan = 0x7e00;
+  if (dtype != DType::kF32) {
+    const uint16_t nan = dtype == DType::kF16 ? 0x7e00 : 0x7fc0;
     for (size_t i = 0; i < arena_bytes; i += 2) {
       std::memcpy(f.k_arena.data() + i, &nan, 2);
       std::memcpy(f.v_arena.data() + i, &nan, 2);

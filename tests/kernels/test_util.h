@@ -37,9 +37,10 @@ int64_t FirstBitDifference(const float* a, const float* b, int64_t n);
 // Largest distance in units in the last place (0 = bit-identical; NaNs count as huge unless both NaN).
 int64_t MaxUlpDistance(const float* a, const float* b, int64_t n);
 
-// A paged KV cache whose sequences' blocks are scattered over a shuffled
-// arena, with NaN in every slot no sequence owns. K/V hold random values
-// written through reference::WriteKv; the f32 originals are kept for naive checks.
+// A paged KV cache (F32, F16 or BF16) whose sequences' blocks are scattered
+// over a shuffled arena, with NaN in every slot no sequence owns. K/V hold
+// random values written through reference::WriteKv; the f32 originals are
+// kept for naive checks.
 struct PagedFixture {
   DType dtype;
   int64_t num_heads, num_kv_heads, head_dim, block_size;

@@ -53,9 +53,14 @@ def test_inspect_shows_the_kv_cache_bytes_per_token(pagoda_bin):
     assert f"KV cache bytes per token: {2 * per_element} (f16), {4 * per_element} (f32)" in out
 
 
-def test_perplexity_within_one_percent_of_llama_cpp(pagoda_bin, fixtures):
+# Every KV cache type: float32 (the command's default, llama.cpp's
+# reference context), auto (what the engine picks: bfloat16 where the AMX
+# kernels attend on it) and bfloat16 and float16 named.
+@pytest.mark.parametrize("kv_cache_dtype", ["float32", "auto", "bfloat16", "float16"])
+def test_perplexity_within_one_percent_of_llama_cpp(pagoda_bin, fixtures, kv_cache_dtype):
     ref = json.loads((fixtures / "llama_cpp/perplexity.json").read_text())
-    out = run(pagoda_bin, "perplexity", "--file", GPL3, "--ctx", "512", "--max-tokens", "4096")
+    out = run(pagoda_bin, "perplexity", "--file", GPL3, "--ctx", "512", "--max-tokens", "4096",
+              "--kv-cache-dtype", kv_cache_dtype)
     ppl = float(re.search(r"perplexity: ([0-9.]+)", out.stdout.decode()).group(1))
     assert ppl == pytest.approx(ref["ppl"], rel=0.01)
 
@@ -107,6 +112,9 @@ def test_seeded_sampling_is_reproducible(pagoda_bin):
         (["serve", "--max-num-waiting-requests", "-1"], "--max-num-waiting-requests"),
         (["bench", "throughput", "--kv-cache-memory", "64MiB"], "--kv-cache-memory"),
         (["bench", "latency", "--output-len", "1"], "--output-len"),
+        (["bench", "latency", "--kv-cache-dtype", "fp8_e4m3"], "--kv-cache-dtype fp8_e4m3"),
+        (["serve", "--kv-cache-dtype", "int4"], "--kv-cache-dtype 'int4'"),
+        (["bench", "latency", "--kv-cache-dtype", "bfloat16", "--block-size", "8"], "kv_cache_dtype bfloat16"),
         (["bench", "serve", "--goodput", "ttft:100", "tpot:50"], "--goodput"),
         (["bench", "serve", "--use-beam-search"], "--use-beam-search"),
         (["bench", "serve", "--backend", "tgi"], "--backend tgi"),

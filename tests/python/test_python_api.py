@@ -92,6 +92,23 @@ def test_refused_requests_raise_value_error(pagoda, llm):
         pagoda.LLM(kv_cache_memory="lots")
 
 
+def test_kv_cache_dtype_is_vllms_argument(pagoda, pagoda_bin):
+    # vLLM's fp8 types are refused by name; an unknown type too.
+    with pytest.raises(ValueError, match="kv_cache_dtype fp8 is not supported"):
+        pagoda.LLM(kv_cache_memory="256MiB", max_model_len=1024, kv_cache_dtype="fp8")
+    with pytest.raises(ValueError, match="kv_cache_dtype 'int8'"):
+        pagoda.LLM(kv_cache_memory="256MiB", max_model_len=1024, kv_cache_dtype="int8")
+    # A type given is the type used: the same greedy text as the CLI's with it.
+    cli = subprocess.run(
+        [str(pagoda_bin), "generate", "--temperature", "0", "--max-tokens", "24", "--kv-cache-dtype", "float32",
+         "--prompt", PROMPT],
+        capture_output=True, text=True, timeout=600, check=True,
+    )
+    llm = pagoda.LLM(kv_cache_memory="256MiB", max_model_len=1024, kv_cache_dtype="float32")
+    [out] = llm.generate(PROMPT, greedy(pagoda, max_tokens=24))
+    assert cli.stdout == out.outputs[0].text + "\n"
+
+
 def test_engine_limits_are_checked_at_construction(pagoda):
     with pytest.raises(RuntimeError, match="max_long_partial_prefills"):
         pagoda.LLM(kv_cache_memory="256MiB", max_model_len=1024, max_num_partial_prefills=2,

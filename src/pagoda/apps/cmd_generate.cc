@@ -6,7 +6,6 @@
 #include <cstdio>
 
 #include "pagoda/apps/commands.h"
-#include "pagoda/apps/kv_cache_size.h"
 #include "pagoda/engine/engine.h"
 #include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/engine/model_files.h"
@@ -26,7 +25,7 @@ struct GenerateArgs {
   int threads = 0;
   int prefill_chunk = 512;
   bool ignore_eos = false;
-  std::string kv_cache_dtype = "f16";
+  std::string kv_cache_dtype = "auto";
   std::string dtype = "auto";
   std::string quantization;
 };
@@ -35,8 +34,9 @@ struct GenerateArgs {
 // the KV cache just fit it, and each step computes up to --prefill-chunk tokens.
 StatusOr<EngineConfig> OneRequestEngine(const GenerateArgs& args, const ModelConfig& model, int64_t total) {
   EngineConfig config;
-  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
-  config.kv_cache_memory = KvCacheBytesFor(model, config.kv_cache_dtype, config.block_size, total);
+  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype, "--kv-cache-dtype"));
+  config.kv_cache_memory =
+      KvCacheBytesFor(model, KvCacheSizingDtype(config.kv_cache_dtype), config.block_size, total);
   config.max_model_len = total;
   config.max_num_seqs = 1;
   config.max_num_batched_tokens = args.prefill_chunk;
@@ -140,7 +140,7 @@ void RegisterGenerate(CLI::App& app, Command& command) {
   sub->add_option("--threads", args->threads, "Compute threads (default: one per physical core)");
   sub->add_option("--prefill-chunk", args->prefill_chunk, "Prompt tokens per forward step")->capture_default_str();
   sub->add_flag("--ignore-eos", args->ignore_eos, "Keep generating after the end-of-sequence token");
-  sub->add_option("--kv-cache-dtype", args->kv_cache_dtype, "f16 or f32")->capture_default_str();
+  sub->add_option("--kv-cache-dtype", args->kv_cache_dtype, "auto, bfloat16, float16 or float32")->capture_default_str();
   sub->callback([&command, args] { command = [args] { return Generate(*args); }; });
 }
 

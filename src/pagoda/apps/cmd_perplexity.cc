@@ -11,7 +11,6 @@
 #include <iterator>
 
 #include "pagoda/apps/commands.h"
-#include "pagoda/apps/kv_cache_size.h"
 #include "pagoda/engine/engine.h"
 #include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/engine/model_files.h"
@@ -33,11 +32,12 @@ struct PerplexityArgs {
 // budget allows, with a KV cache for just those windows.
 StatusOr<EngineConfig> WindowEngine(const PerplexityArgs& args, const ModelConfig& model) {
   EngineConfig config;
-  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
+  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype, "--kv-cache-dtype"));
   const int64_t windows = std::max<int64_t>(1, config.max_num_batched_tokens / args.ctx);
   config.step_latency_target = 0;  // whole windows every step
   config.max_model_len = args.ctx + 1;  // a window is a prompt, and a prompt must leave room for a token
-  config.kv_cache_memory = KvCacheBytesFor(model, config.kv_cache_dtype, config.block_size, args.ctx + 1, windows);
+  config.kv_cache_memory =
+      KvCacheBytesFor(model, KvCacheSizingDtype(config.kv_cache_dtype), config.block_size, args.ctx + 1, windows);
   config.max_num_seqs = static_cast<int32_t>(windows);
   config.threads = args.threads;
   return config;
@@ -90,7 +90,7 @@ void RegisterPerplexity(CLI::App& app, Command& command) {
   sub->add_option("--ctx", args->ctx, "Window length in tokens")->capture_default_str();
   sub->add_option("--max-tokens", args->max_tokens, "Use only the first N tokens of the text (0 = all)");
   sub->add_option("--threads", args->threads, "Compute threads (default: one per physical core)");
-  sub->add_option("--kv-cache-dtype", args->kv_cache_dtype, "f32 or f16")->capture_default_str();
+  sub->add_option("--kv-cache-dtype", args->kv_cache_dtype, "float32, float16, bfloat16 or auto")->capture_default_str();
   sub->callback([&command, args] { command = [args] { return Perplexity(*args); }; });
 }
 

@@ -4,7 +4,7 @@
 
 #include <cmath>
 
-#include "pagoda/apps/kv_cache_size.h"
+#include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/engine/model_files.h"
 #include "pagoda/engine/memory_size.h"
 
@@ -86,7 +86,9 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
   sub.add_flag("--enable-prefix-caching,!--no-enable-prefix-caching", args.enable_prefix_caching,
                "Reuse KV blocks of shared prompt prefixes (default: on)");
   sub.add_option("--scheduling-policy", args.scheduling_policy, "fcfs or priority")->capture_default_str();
-  sub.add_option("--kv-cache-dtype", args.kv_cache_dtype, "f16 or f32")->capture_default_str();
+  sub.add_option("--kv-cache-dtype", args.kv_cache_dtype,
+                 "auto (bfloat16 where the AMX kernels attend on it, else float16), bfloat16, float16 or float32")
+      ->capture_default_str();
   sub.add_option("--threads", args.threads, "Compute threads (default: one per physical core)");
 }
 
@@ -131,7 +133,7 @@ StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineAr
   if (!args.kv_cache_memory.empty()) {
     PAGODA_ASSIGN_OR_RETURN(config.kv_cache_memory, ParseMemorySize(args.kv_cache_memory));
   }
-  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype));
+  PAGODA_ASSIGN_OR_RETURN(config.kv_cache_dtype, ParseKvCacheDtype(args.kv_cache_dtype, "--kv-cache-dtype"));
   if (args.scheduling_policy == "priority") {
     config.scheduling_policy = SchedulingPolicy::kPriority;
   } else if (args.scheduling_policy != "fcfs") {

@@ -32,7 +32,7 @@ struct EngineArgs {
   std::string kv_cache_memory;
   bool enable_prefix_caching = true;
   std::string scheduling_policy = "fcfs";
-  std::string kv_cache_dtype = "f16";
+  std::string kv_cache_dtype = "auto";
   int threads = 0;
 };
 

@@ -94,7 +94,11 @@ struct EngineConfig {
   // supports. Tests that compare with llama.cpp's exact logits name a set
   // that keeps GGML's operation order.
   std::string kernel_set;
-  DType kv_cache_dtype = DType::kF16;
+  // The KV cache's element type; unset ("auto"): BF16 where the kernel set
+  // reads it on tiles (amx) and the model's shape fits that order
+  // (kernels::cpu::KvPairsShapeOk), else F16. BF16 elsewhere runs, slowly,
+  // through the reference attention.
+  std::optional<DType> kv_cache_dtype;
   // The model_name label of the engine's metrics; empty: the model path.
   std::string served_model_name;
   // Set: grammars wait for the reasoning to end.

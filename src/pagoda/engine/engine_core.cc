@@ -16,6 +16,7 @@
 #include "pagoda/engine/kv_cache_sizing.h"
 #include "pagoda/engine/memory_utilization.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
+#include "pagoda/kernels/cpu/kv_pairs_layout.h"
 
 namespace pagoda {
 namespace {
@@ -175,6 +176,39 @@ StatusOr<const kernels::cpu::KernelSet*> ChooseKernelSet(const EngineConfig& con
   return set;
 }
 
+// The KV cache's element type (EngineConfig::kv_cache_dtype): auto takes
+// BF16 where the kernel set has its own attention for it and the model's
+// shape fits its order, else F16. BF16 asked for elsewhere still runs, on
+// the reference's attention rows; a shape the order cannot hold is refused.
+StatusOr<DType> ResolveKvCacheDtype(const EngineConfig& config, const kernels::cpu::KernelSet& set,
+                                    const ModelConfig& mc) {
+  const bool pairs_fit = kernels::cpu::KvPairsShapeOk(mc.head_dim, config.block_size);
+  if (!config.kv_cache_dtype) return set.own_bf16_kv_attention && pairs_fit ? DType::kBF16 : DType::kF16;
+  if (*config.kv_cache_dtype != DType::kBF16) return *config.kv_cache_dtype;
+  if (!pairs_fit) {
+    return InvalidArgumentError(fmt::format(
+        "kv_cache_dtype bfloat16 needs a head size that is a multiple of 32 and a block size that is a multiple "
+        "of 16; this model's head size is {} and the block size {} (use auto, float16 or float32)",
+        mc.head_dim, config.block_size));
+  }
+  if (!set.own_bf16_kv_attention) {
+    spdlog::warn("kv_cache_dtype bfloat16: the {} kernels read a BF16 cache through the reference attention, "
+                 "which is slow; auto or float16 is faster on this CPU",
+                 set.name);
+  }
+  return DType::kBF16;
+}
+
+// vLLM's cache_dtype label: the setting as given ("auto" when unset).
+std::string KvCacheDtypeLabel(const std::optional<DType>& dtype) {
+  if (!dtype) return "auto";
+  switch (*dtype) {
+    case DType::kF32: return "float32";
+    case DType::kBF16: return "bfloat16";
+    default: return "float16";
+  }
+}
+
 // Repacks the weights for the context's kernel set (Model::PackWeights),
 // logging what that took: it is part of start-up.
 void PackWeights(Model& model, kernels::ComputeContext& ctx) {
@@ -226,7 +260,10 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   PAGODA_ASSIGN_OR_RETURN(core->config_.kv_cache_memory, KvCacheMemory(config, weight_bytes));
   const int64_t kv_cache_memory = core->config_.kv_cache_memory;
   KvCacheLayout layout = PlanKvCacheLayout(mc.layer_sliding_window);
-  const KvCacheShape shape{layout.num_slots, mc.num_kv_heads, mc.head_dim, config.block_size, config.kv_cache_dtype};
+  PAGODA_ASSIGN_OR_RETURN(const kernels::cpu::KernelSet* kernel_set, ChooseKernelSet(config));
+  PAGODA_ASSIGN_OR_RETURN(const DType kv_cache_dtype, ResolveKvCacheDtype(config, *kernel_set, mc));
+  core->config_.kv_cache_dtype = kv_cache_dtype;
+  const KvCacheShape shape{layout.num_slots, mc.num_kv_heads, mc.head_dim, config.block_size, kv_cache_dtype};
   PAGODA_RETURN_IF_ERROR(CheckKvCacheHoldsOneRequest(shape, layout, kv_cache_memory, max_model_len,
                                                      config.max_num_batched_tokens));
   const std::string layout_description = DescribeKvCacheLayout(layout);
@@ -236,7 +273,6 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
   if (num_blocks > INT32_MAX) return InvalidArgumentError("kv_cache_memory gives more than 2^31 blocks");
   core->pool_ = std::make_unique<ThreadPool>(config.threads);
   core->overlap_mask_walks_ = core->pool_->num_threads() < static_cast<int>(std::thread::hardware_concurrency());
-  PAGODA_ASSIGN_OR_RETURN(const kernels::cpu::KernelSet* kernel_set, ChooseKernelSet(config));
   core->compute_ = std::make_unique<kernels::ComputeContext>(*kernel_set, *core->pool_);
   PackWeights(*core->model_, *core->compute_);
   core->runner_ = std::make_unique<ModelRunner>(*core->model_, *core->arena_, *core->compute_);
@@ -271,13 +307,13 @@ StatusOr<std::unique_ptr<EngineCore>> EngineCore::Create(const EngineConfig& con
       .max_model_len = max_model_len,
       .engine_index = 0});
   core->metrics_->SetCacheConfigInfo({{"block_size", std::to_string(config.block_size)},
-                                      {"cache_dtype", config.kv_cache_dtype == DType::kF32 ? "float32" : "float16"},
+                                      {"cache_dtype", KvCacheDtypeLabel(config.kv_cache_dtype)},
                                       {"enable_prefix_caching", config.enable_prefix_caching ? "True" : "False"},
                                       {"num_gpu_blocks", std::to_string(num_blocks)},
                                       {"num_cpu_blocks", "None"},
                                       {"kv_cache_memory_bytes", std::to_string(kv_cache_memory)}});
 
-  const int64_t kv_bytes_per_token = KvCacheBytesPerToken(mc, config.kv_cache_dtype);
+  const int64_t kv_bytes_per_token = KvCacheBytesPerToken(mc, kv_cache_dtype);
   spdlog::info("model: {}; {} architecture, {} weight bytes ({}), {} KV cache bytes per token", loaded_description,
                mc.architecture, weight_bytes, gguf::DescribeTypeMix(*core->file_), kv_bytes_per_token);
   spdlog::info("kernels: {} ({}), {} threads", core->compute_->kernels().name, core->compute_->kernels().summary,

@@ -39,8 +39,14 @@ struct MatrixView {
   const void* panels_layout = nullptr;
 };
 
-// One layer's KV cache, the PagedAttention arena: K and V each
-// [num_blocks][block_size][num_kv_heads][head_dim] of dtype F32 or F16.
+// One layer's KV cache, the PagedAttention arena. F32 or F16: K and V each
+// [num_blocks][block_size][num_kv_heads][head_dim]. BF16: K and V each
+// [num_blocks][num_kv_heads] runs of block_size * head_dim elements, in the
+// order AMX-BF16 tile products take as their second operand, so that the
+// amx set's attention reads them without converting (cpu/kv_pairs_layout.h):
+// K as [head_dim / 2][block_size] pairs of dimensions, V as [block_size / 2]
+// [head_dim] pairs of positions. head_dim a multiple of 32 and block_size of
+// 16 (KvPairsShapeOk).
 struct KvCacheLayer {
   DType dtype;
   void* k;

@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "pagoda/kernels/cpu/kv_pairs_layout.h"
+
 namespace pagoda {
 namespace {
 
@@ -30,8 +32,15 @@ StatusOr<std::unique_ptr<KvCacheArena>> KvCacheArena::Create(const KvCacheShape&
 
 StatusOr<std::unique_ptr<KvCacheArena>> KvCacheArena::Create(const KvCacheShape& shape, KvCacheLayout layout,
                                                              int64_t memory_bytes) {
-  if (shape.dtype != DType::kF32 && shape.dtype != DType::kF16) {
-    return InvalidArgumentError(fmt::format("KV cache dtype {} is not supported (F32 or F16)", DTypeName(shape.dtype)));
+  if (shape.dtype != DType::kF32 && shape.dtype != DType::kF16 && shape.dtype != DType::kBF16) {
+    return InvalidArgumentError(
+        fmt::format("KV cache dtype {} is not supported (F32, F16 or BF16)", DTypeName(shape.dtype)));
+  }
+  if (shape.dtype == DType::kBF16 && !kernels::cpu::KvPairsShapeOk(shape.head_dim, shape.block_size)) {
+    return InvalidArgumentError(fmt::format(
+        "a BF16 KV cache needs a head size that is a multiple of 32 and a block size that is a multiple of 16 "
+        "(head size {}, block size {})",
+        shape.head_dim, shape.block_size));
   }
   if (shape.block_size <= 0 || shape.num_slots <= 0 || shape.num_kv_heads <= 0 || shape.head_dim <= 0) {
     return InvalidArgumentError("KV cache shape has a non-positive dimension");

@@ -5,6 +5,7 @@
 
 #include "pagoda/base/check.h"
 #include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu/kv_pairs_layout.h"
 #include "pagoda/threading/thread_pool.h"
 
 namespace pagoda::kernels::cpu {
@@ -16,7 +17,8 @@ int64_t FirstVisible(int64_t position, int64_t sliding_window) {
 std::vector<int32_t> CheckedSequenceOfRows(int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
                                            const AttentionParams& params) {
   PAGODA_CHECK(params.sliding_window >= 0 && params.softcap >= 0.0f);
-  PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16);
+  PAGODA_CHECK(cache.dtype == DType::kF32 || cache.dtype == DType::kF16 ||
+               (cache.dtype == DType::kBF16 && KvPairsShapeOk(cache.head_dim, cache.block_size)));
   PAGODA_CHECK(cache.num_kv_heads > 0 && num_heads % cache.num_kv_heads == 0);
   PAGODA_CHECK(cache.block_size > 0 && cache.head_dim > 0);
   const int64_t sliding_window = params.sliding_window;
@@ -60,9 +62,10 @@ void RunPagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& ca
       a.k = cache.k;
       a.v = cache.v;
       a.f16 = cache.dtype == DType::kF16;
+      a.pairs = cache.dtype == DType::kBF16;
       a.head_dim = head_dim;
       a.slot_stride = cache.num_kv_heads * head_dim;
-      a.head_offset = head / group * head_dim;
+      a.head_offset = head / group * head_dim * (a.pairs ? cache.block_size : 1);
       a.block_size = cache.block_size;
       a.block_table = batch.block_tables + s * batch.max_blocks_per_seq;
       a.first_pos = FirstVisible(position, params.sliding_window);

@@ -14,12 +14,16 @@ namespace pagoda::kernels::cpu {
 // One query row and head attending over positions [first_pos, n_ctx) of its
 // sequence (first_pos > 0 for a sliding window).
 // K/V element (position p, dim d) is at slot * slot_stride + head_offset + d,
-// slot = block_table[p / block_size] * block_size + p % block_size.
+// slot = block_table[p / block_size] * block_size + p % block_size; in a BF16
+// cache (pairs) at block_table[p / block_size] * block_size * slot_stride +
+// head_offset + KvPairsK or KvPairsV(p % block_size, d), head_offset then
+// being the KV head's run within a block (kv_pairs_layout.h).
 struct AttendRowArgs {
   const float* q;  // [head_dim]
   const void* k;
   const void* v;
-  bool f16;  // cache elements are f16 (else f32)
+  bool f16;  // cache elements are f16 (else f32, or bf16 with pairs)
+  bool pairs;  // a BF16 cache
   int64_t head_dim;
   int64_t slot_stride;
   int64_t head_offset;

@@ -208,6 +208,7 @@ void PrepareChunks(const PreparedPlan& plan, const KvCacheLayer& cache, const At
                                       .k = cache.k,
                                       .v = cache.v,
                                       .f16 = cache.dtype == DType::kF16,
+                                      .pairs = false,
                                       .head_dim = cache.head_dim,
                                       .slot_stride = cache.num_kv_heads * cache.head_dim,
                                       .head_offset = head * cache.head_dim,
@@ -244,6 +245,7 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
   std::byte* chunks = scratch + (shared_bytes + 63 - (reinterpret_cast<uintptr_t>(scratch) + shared_bytes + 63) % 64);
   if (prepared.bytes > 0) PrepareChunks(prepared, cache, batch, kernel, chunks, ctx);
 
+  const bool pairs = cache.dtype == DType::kBF16;
   // Segment k of `block`: its kernel goes by the segment's first position.
   auto attend = [&](const Block& block, int64_t k, const SegmentRows& rows, float* partial) {
     const bool far = kernel.attend_far_segment != nullptr &&
@@ -258,9 +260,10 @@ void RunGroupedPagedAttention(const float* q, int64_t num_heads, const KvCacheLa
                     .k = cache.k,
                     .v = cache.v,
                     .f16 = cache.dtype == DType::kF16,
+                    .pairs = pairs,
                     .head_dim = head_dim,
                     .slot_stride = cache.num_kv_heads * head_dim,
-                    .head_offset = block.kv_head * head_dim,
+                    .head_offset = block.kv_head * head_dim * (pairs ? cache.block_size : 1),
                     .block_size = cache.block_size,
                     .block_table = batch.block_tables + int64_t{block.seq} * batch.max_blocks_per_seq,
                     .begins = rows.begins,

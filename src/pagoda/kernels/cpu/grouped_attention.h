@@ -51,7 +51,9 @@ constexpr int64_t PartialStride(int64_t head_dim) { return head_dim + 2; }
 // [begins[r], ends[r]) of their sequence (inside the segment; an empty range
 // leaves the row's partials untouched). K/V element (position p, dim d) is at
 // slot * slot_stride + head_offset + d, slot = block_table[p / block_size]
-// * block_size + p % block_size.
+// * block_size + p % block_size; in a BF16 cache (pairs) at
+// block_table[p / block_size] * block_size * slot_stride + head_offset +
+// KvPairsK or KvPairsV(p % block_size, d) (kv_pairs_layout.h).
 struct AttentionSegmentArgs {
   const float* q;
   int64_t q_row_stride;
@@ -59,7 +61,8 @@ struct AttentionSegmentArgs {
   int32_t num_vectors;
   const void* k;
   const void* v;
-  bool f16;  // cache elements are f16 (else f32)
+  bool f16;    // cache elements are f16 (else f32, or bf16 with pairs)
+  bool pairs;  // a BF16 cache
   int64_t head_dim;
   int64_t slot_stride;
   int64_t head_offset;

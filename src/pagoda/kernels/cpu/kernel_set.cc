@@ -116,9 +116,13 @@ void AmxMatMul(const float* x, int64_t m, const MatrixView& w, float* y, Compute
   SimdMatMul(kAmxMatMul, x, m, w, y, ctx);
 }
 
+// A BF16 cache is in the AMX tiles' order (kv_pairs_layout.h), which only
+// the amx set reads fast; the other sets read it through the reference's
+// row kernel: right, and slow (the engine chooses BF16 for the amx set alone).
 void Avx2Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                    const AttentionBatch& batch, const AttentionParams& params, float* out, ComputeContext& ctx) {
-  RunPagedAttention(q, num_heads, cache, batch, params, out, avx2::AttendRow, &ctx);
+  RunPagedAttention(q, num_heads, cache, batch, params, out,
+                    cache.dtype == DType::kBF16 ? reference::AttendRow : avx2::AttendRow, &ctx);
 }
 // AVX-512 attention is grouped by KV head with an online softmax
 // (grouped_attention.h); a head wider than its tile buffers takes the AVX2
@@ -156,11 +160,24 @@ template <const GroupedAttentionKernel& kKernel>
 void Avx512Attention(const float* q, int64_t num_heads, const KvCacheLayer& cache,
                      const AttentionBatch& batch, const AttentionParams& params, float* out,
                      ComputeContext& ctx) {
-  if (cache.head_dim > avx512::kMaxAttentionHeadDim) {
-    RunPagedAttention(q, num_heads, cache, batch, params, out, avx2::AttendRow, &ctx);
+  if (cache.dtype == DType::kBF16 || cache.head_dim > avx512::kMaxAttentionHeadDim) {
+    Avx2Attention(q, num_heads, cache, batch, params, out, ctx);
     return;
   }
   RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kKernel, ctx);
+}
+// The amx set on a BF16 cache: tiles at every position, reading K and V
+// from the cache as they are (amx/attention_pairs_amx.cc).
+constexpr GroupedAttentionKernel kAmxPairsAttention = {.attend_segment = amx::AttendSegmentPairs,
+                                                       .fold_step = avx512::FoldStep,
+                                                       .fold_finish = avx512::FoldFinish};
+void AmxAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache, const AttentionBatch& batch,
+                  const AttentionParams& params, float* out, ComputeContext& ctx) {
+  if (cache.dtype == DType::kBF16 && cache.head_dim <= avx512::kMaxAttentionHeadDim) {
+    RunGroupedPagedAttention(q, num_heads, cache, batch, params, out, kAmxPairsAttention, ctx);
+    return;
+  }
+  Avx512Attention<kAmxGroupedAttention>(q, num_heads, cache, batch, params, out, ctx);
 }
 
 // The elementwise kernels, norms, RoPE and gathers touch a few thousand
@@ -215,11 +232,15 @@ constexpr KernelSet kAvx512 = WithAvx512Elementwise(MakeSet("avx512", "AVX-512 w
 constexpr KernelSet kAvx512Bf16 = WithAvx512Elementwise(
     MakeSet("avx512bf16", "AVX-512 with VNNI; BF16 weights and attention through AVX512-BF16's VDPBF16PS",
             Avx512Bf16MatMul, Avx512Attention<kAvx512Bf16GroupedAttention>, &avx512::kRowOps, &kAvx512Bf16MatMul));
-constexpr KernelSet kAmx = WithAvx512Elementwise(
+constexpr KernelSet WithOwnBf16KvAttention(KernelSet set) {
+  set.own_bf16_kv_attention = true;
+  return set;
+}
+constexpr KernelSet kAmx = WithOwnBf16KvAttention(WithAvx512Elementwise(
     MakeSet("amx",
-            "AMX-INT8 tiles for quantized prompts and batches, AMX-BF16 tiles for attention past position 256; "
-            "otherwise as avx512bf16",
-            AmxMatMul, Avx512Attention<kAmxGroupedAttention>, &avx512::kRowOps, &kAmxMatMul));
+            "AMX-INT8 tiles for quantized prompts and batches, AMX-BF16 tiles for attention (a BF16 KV cache at "
+            "every position, an F16 one past position 256); otherwise as avx512bf16",
+            AmxMatMul, AmxAttention, &avx512::kRowOps, &kAmxMatMul)));
 
 bool HasAvx2() {
   return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&

@@ -36,6 +36,10 @@ struct KernelSet {
   void (*moe_route)(const float* logits, int64_t tokens, int64_t num_experts, int64_t k, bool normalize,
                     int32_t* expert_ids, float* weights);
   const RowOps* rows;  // the sampler's row reductions
+  // Reads a BF16 KV cache (kv_pairs_layout.h) with attention of its own
+  // (the amx set's tiles); the other sets read one through the reference's
+  // row kernel.
+  bool own_bf16_kv_attention = false;
   // The SIMD MatMul pieces, for tests; null for the scalar set.
   const SimdMatMulOps* simd;
 };

@@ -42,6 +42,9 @@ void PanelsK(const BlockQ8_K* x, int64_t m, const MatrixView& w, int64_t row_beg
 // tiles, for heads of at most avx512::kMaxAttentionHeadDim dimensions;
 // avx512::FoldStep and FoldFinish fold its partials (attention_amx.cc).
 void AttendSegmentTiles(const AttentionSegmentArgs& args);
+// The same for a BF16 cache (kv_pairs_layout.h), at every position: the
+// tiles read K and V from the cache itself (attention_pairs_amx.cc).
+void AttendSegmentPairs(const AttentionSegmentArgs& args);
 // Its prepared chunks (GroupedAttentionKernel::prepare_chunk): kAttentionChunk
 // positions of one KV head converted as the kernel's prompt layout reads them.
 constexpr int64_t kAttentionChunk = 32;

@@ -5,6 +5,7 @@
 
 #include "pagoda/base/check.h"
 #include "pagoda/kernels/cpu/attention_plan.h"
+#include "pagoda/kernels/cpu/kv_pairs_layout.h"
 #include "pagoda/kernels/cpu/reference/attend_row.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/kernels/cpu/write_kv_rows.h"
@@ -14,8 +15,16 @@ namespace pagoda::kernels::reference {
 namespace {
 
 // Row p's K or V for this head, widened to f32.
-void LoadKv(const cpu::AttendRowArgs& a, const void* base, int64_t p, float* dst) {
+void LoadKv(const cpu::AttendRowArgs& a, const void* base, int64_t p, float* dst, bool is_v) {
   const int64_t slot = int64_t{a.block_table[p / a.block_size]} * a.block_size + p % a.block_size;
+  if (a.pairs) {
+    const auto* run = static_cast<const bf16_bits*>(base) + (slot - p % a.block_size) * a.slot_stride + a.head_offset;
+    for (int64_t d = 0; d < a.head_dim; ++d) {
+      dst[d] = BF16ToF32(run[is_v ? cpu::KvPairsV(a.head_dim, p % a.block_size, d)
+                                  : cpu::KvPairsK(a.block_size, p % a.block_size, d)]);
+    }
+    return;
+  }
   const int64_t offset = slot * a.slot_stride + a.head_offset;
   if (a.f16) {
     DequantizeRow(DType::kF16, static_cast<const f16_bits*>(base) + offset, dst, a.head_dim);
@@ -31,7 +40,7 @@ void AttendRow(const cpu::AttendRowArgs& a) {
   const int64_t n = a.n_ctx - a.first_pos;
   std::vector<float> kv(static_cast<size_t>(a.head_dim));
   for (int64_t i = 0; i < n; ++i) {
-    LoadKv(a, a.k, a.first_pos + i, kv.data());
+    LoadKv(a, a.k, a.first_pos + i, kv.data(), false);
     a.scores[i] = GgmlDotF32(a.q, kv.data(), a.head_dim) * a.scale;
   }
   if (a.softcap > 0.0f) Softcap(a.scores, n, a.softcap);
@@ -59,7 +68,7 @@ void AttendRow(const cpu::AttendRowArgs& a) {
   constexpr int kVLanes = 64;
   std::vector<float> lanes(static_cast<size_t>(kVLanes * a.head_dim), 0.0f);
   for (int64_t i = 0; i < n; ++i) {
-    LoadKv(a, a.v, a.first_pos + i, kv.data());
+    LoadKv(a, a.v, a.first_pos + i, kv.data(), true);
     float* lane = lanes.data() + (i % kVLanes) * a.head_dim;
     for (int64_t d = 0; d < a.head_dim; ++d) lane[d] = std::fma(a.scores[i], kv[d], lane[d]);
   }
@@ -80,6 +89,17 @@ void PagedAttention(const float* q, int64_t num_heads, const KvCacheLayer& cache
 
 void WriteKv(const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache) {
+  if (cache.dtype == DType::kBF16) {
+    cpu::WriteKvPairs(k, v, slot_mapping, tokens, cache,
+                      [](const float* k_row, const float* v_row, uint16_t* k_run, uint16_t* v_run, int64_t i,
+                         const KvCacheLayer& c) {
+                        for (int64_t d = 0; d < c.head_dim; ++d) {
+                          k_run[cpu::KvPairsK(c.block_size, i, d)] = F32ToBF16(k_row[d]);
+                          v_run[cpu::KvPairsV(c.head_dim, i, d)] = F32ToBF16(v_row[d]);
+                        }
+                      });
+    return;
+  }
   cpu::WriteKvRows(k, v, slot_mapping, tokens, cache, QuantizeRowF16);
 }
 
