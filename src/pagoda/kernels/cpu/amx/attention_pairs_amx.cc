@@ -254,8 +254,11 @@ void ScoresByPairs(SegmentGroup& g, const SegmentHalves& halves, int64_t hd) {
     _tile_loadd(3, g.q + 32, hd * 2);
   }
   for (int h = 0; h < halves.count(); h += 2) {
+    // K four halves ahead; V of these halves, for pass 3.
     halves.PrefetchK(h + 4);
     halves.PrefetchK(h + 5);
+    halves.PrefetchV(h);
+    halves.PrefetchV(h + 1);
     _tile_zero(0);
     _tile_zero(1);
     for (int64_t d = 0; d < hd; d += 64) {
@@ -420,8 +423,7 @@ void AttendSegmentPairs(const AttentionSegmentArgs& a) {
   if (begin >= end) return;
   const int64_t base = begin / kChunk * kChunk;
   const SegmentHalves halves(a, base, begin, end);
-  halves.PrefetchK(0);
-  halves.PrefetchK(1);
+  for (int h = 0; h < 4; ++h) halves.PrefetchK(h);
   SegmentGroup g;
   for (int group = 0; group * kLanes < a.num_rows * a.num_vectors; ++group) {
     g.Start(a, group, base);
