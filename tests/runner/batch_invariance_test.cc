@@ -39,11 +39,13 @@ std::vector<std::vector<float>> RunAlone(testing::TestRunner& t, const std::vect
   return out;
 }
 
-TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) {
-  PAGODA_ASSERT_TEST_MODEL();
+// The check for one KV cache type: F16, and BF16 (the amx set's default,
+// its attention on tiles at every position; the other sets read it through
+// the reference's rows).
+void CheckFourPromptsInTwoPrefillChunks(DType kv_dtype) {
   const auto prompts = FixturePrompts(4);
   const int decode_steps = 3;
-  auto t = testing::TestRunner::Create(256, DType::kF16);
+  auto t = testing::TestRunner::Create(256, kv_dtype);
   ASSERT_NE(t, nullptr);
   const int64_t vocab = t->runner->vocab_size();
 
@@ -70,12 +72,17 @@ TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) 
       const auto row = logits.subspan(i * vocab, vocab);
       const auto& want = alone[i][step - 1];
       ASSERT_EQ(std::memcmp(row.data(), want.data(), vocab * sizeof(float)), 0)
-          << "prompt " << i << " differs at step " << step;
+          << DTypeName(kv_dtype) << " prompt " << i << " differs at step " << step;
       s.tokens.push_back(static_cast<int32_t>(std::max_element(row.begin(), row.end()) - row.begin()));
     }
   }
   for (testing::TestSequence& s : seqs) ReleaseBlockTable(*t->blocks, s.table);
   EXPECT_EQ(t->blocks->num_free(), t->blocks->num_blocks());
+}
+
+TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) {
+  PAGODA_ASSERT_TEST_MODEL();
+  for (DType kv_dtype : {DType::kF16, DType::kBF16}) CheckFourPromptsInTwoPrefillChunks(kv_dtype);
 }
 
 }  // namespace
