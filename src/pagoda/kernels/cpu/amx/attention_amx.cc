@@ -38,7 +38,10 @@
 namespace pagoda::kernels::cpu::amx {
 namespace {
 
+using avx512::Bf16Dims;
+using avx512::Fold16;
 using avx512::InterleavePairs;
+using avx512::ToBf16;
 using avx512::Transpose16x16;
 using avx512::VPairs;
 
@@ -374,12 +377,47 @@ class RowChunk {
   alignas(64) uint32_t vp_[kChunk / 2 * kMaxPadded16];
 };
 
+// Up to 16 vectors in rows: their softmax, queries as A (rows of
+// Padded32(hd) bf16), the chunk's probabilities as A (rows of 32) and the
+// weighted V sums by vector (rows of Padded16(hd)).
+struct RowGroup {
+  SoftmaxLanes softmax;
+  alignas(64) uint16_t q[kRowLayoutMaxVectors * kMaxPadded32];
+  alignas(64) uint16_t p[kRowLayoutMaxVectors * kChunk];
+  alignas(64) float acc[kRowLayoutMaxVectors * kMaxPadded16];
+
+  void Start(const AttentionSegmentArgs& a, int64_t base, int64_t hd, int32_t vectors) {
+    const float* queries[kLanes];
+    softmax.Start(a, 0, base, hd, queries);
+    for (int v = 0; v < vectors; ++v) {
+      for (int64_t d = 0; d < Padded32(hd); d += 32) {
+        _mm512_store_si512(q + v * Padded32(hd) + d,
+                           queries[v] ? Bf16Dims<false>(queries[v], d, hd) : _mm512_setzero_si512());
+      }
+      _mm512_store_si512(p + v * kChunk, _mm512_setzero_si512());
+      for (int64_t d = 0; d < Padded16(hd); d += 16) _mm512_store_ps(acc + v * Padded16(hd) + d, _mm512_setzero_ps());
+    }
+  }
+
+  void Finish(const AttentionSegmentArgs& a, int64_t hd) const {
+    const int64_t stride = PartialStride(hd);
+    softmax.Finish(a.partial, stride);
+    for (int v = 0; v < kRowLayoutMaxVectors; ++v) {
+      if (((softmax.active >> v) & 1) == 0) continue;
+      for (int64_t d = 0; d < hd; d += 16) {
+        _mm512_mask_storeu_ps(a.partial + v * stride + 2 + d, FirstLanes(hd - d),
+                              _mm512_load_ps(acc + v * Padded16(hd) + d));
+      }
+    }
+  }
+};
+
 // Tiles: 0 and 1 the scores of the chunk's halves (C), 2 the queries (A), 3
 // and 4 K pairs or V pairs (B), 5 the probabilities (A), 6 and 7 weighted V
 // sums (C). The A and C tiles have a row per query vector (kRowConfigs), so
 // the products do no work for rows that are not there.
 template <bool kF16, bool kSoftcap>
-void AttendChunkInRows(RowGroup<kRowLayoutMaxVectors>& g, const RowChunk<kF16>& chunk, int32_t c0, int64_t hd, float scale,
+void AttendChunkInRows(RowGroup& g, const RowChunk<kF16>& chunk, int32_t c0, int64_t hd, float scale,
                        float softcap) {
   const __mmask16 seeing = g.softmax.Seeing(c0);
   if (seeing == 0) return;
@@ -396,8 +434,39 @@ void AttendChunkInRows(RowGroup<kRowLayoutMaxVectors>& g, const RowChunk<kF16>& 
   _tile_stored(0, s, kChunk * 4);
   _tile_stored(1, s + kTile, kChunk * 4);
 
-  alignas(64) float rescales[kLanes];
-  SoftmaxInRows<kSoftcap>(g.softmax, seeing, c0, scale, softcap, s, g.p, rescales);
+  // Each seeing vector's scaled scores and maximum.
+  __mmask16 valid[kLanes][2];
+  alignas(64) float chunk_max[kLanes];
+  _mm512_store_ps(chunk_max, _mm512_set1_ps(-INFINITY));
+  for (int v = 0; v < kLanes; ++v) {
+    if (((seeing >> v) & 1) == 0) continue;
+    const int32_t lo = g.softmax.first[v] - c0, hi = g.softmax.last[v] - c0;
+    __m512 x[2];
+    for (int half = 0; half < 2; ++half) {
+      valid[v][half] = static_cast<__mmask16>(LanesBelow(hi - half * kTile) & ~LanesBelow(lo - half * kTile));
+      x[half] = ScaledScores<kSoftcap>(_mm512_load_ps(s + v * kChunk + half * kTile), valid[v][half], scale, softcap);
+      _mm512_store_ps(s + v * kChunk + half * kTile, x[half]);
+    }
+    chunk_max[v] = _mm512_reduce_max_ps(_mm512_max_ps(x[0], x[1]));
+  }
+  const __m512 new_max = g.softmax.NewMaximum(_mm512_load_ps(chunk_max));
+  alignas(64) float new_maxima[kLanes], chunk_sum[kLanes], rescales[kLanes];
+  _mm512_store_ps(new_maxima, new_max);
+  _mm512_store_ps(chunk_sum, _mm512_setzero_ps());
+  for (int v = 0; v < kLanes; ++v) {
+    if (((seeing >> v) & 1) == 0) continue;
+    const __m512 m = _mm512_set1_ps(new_maxima[v]);
+    const __m512 e0 =
+        _mm512_maskz_mov_ps(valid[v][0], ProbabilityExp16(_mm512_sub_ps(_mm512_load_ps(s + v * kChunk), m)));
+    const __m512 e1 =
+        _mm512_maskz_mov_ps(valid[v][1], ProbabilityExp16(_mm512_sub_ps(_mm512_load_ps(s + v * kChunk + kTile), m)));
+    const __m512i pairs = ToBf16(e0, e1);
+    _mm512_store_si512(g.p + v * kChunk, pairs);
+    chunk_sum[v] = Fold16(PairSums(pairs));
+  }
+  const __m512 rescale = g.softmax.Rescale(new_max, seeing);
+  _mm512_store_ps(rescales, rescale);
+  g.softmax.Update(new_max, rescale, _mm512_load_ps(chunk_sum), seeing);
 
   StoresBeforeTileLoads();
   _tile_loadd(5, g.p, 64);
@@ -430,8 +499,8 @@ void AttendInRows(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
   const int64_t hd = a.head_dim;
   const int64_t base = begin / kChunk * kChunk;
   const int32_t vectors = a.num_rows * a.num_vectors;
-  RowGroup<kRowLayoutMaxVectors> group;
-  group.Start(a, 0, base, hd, vectors);
+  RowGroup group;
+  group.Start(a, base, hd, vectors);
   RowChunk<kF16> chunks[2] = {RowChunk<kF16>(hd), RowChunk<kF16>(hd)};
   _tile_loadconfig(&kRowConfigs.by_rows[vectors]);
   auto none = [](int64_t) -> const RowChunk<kF16>* { return nullptr; };
@@ -443,7 +512,7 @@ void AttendInRows(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
     }
   });
   _tile_release();
-  group.Finish(a, 0, hd);
+  group.Finish(a, hd);
 }
 
 template <bool kF16>

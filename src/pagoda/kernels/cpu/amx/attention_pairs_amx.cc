@@ -35,6 +35,10 @@
 namespace pagoda::kernels::cpu::amx {
 namespace {
 
+using avx512::Bf16Dims;
+using avx512::Fold16;
+using avx512::ToBf16;
+
 constexpr int kHalf = 16;  // positions per K or V tile
 constexpr int kMaxHalves = kAttentionSegment / kHalf;
 
@@ -45,7 +49,10 @@ constexpr int kMaxHalves = kAttentionSegment / kHalf;
 // cannot be reloaded until the products reading it are done).
 //  - Scores: 0-3 C, four halves' scores (two chunks); 4 and 5 a
 //    32-dimension slice of the queries (A); 6 and 7 a half's K slice (B, 16
-//    pair rows).
+//    pair rows). Head sizes that are multiples of 64 take scores by pairs
+//    instead: 0 and 1 C, two halves' scores; 2 and 3 a 64-dimension slice of
+//    the queries; 4-7 both halves' K slices, none of them reloaded while a
+//    product reads it (ScoresByPairs).
 //  - Weighted V: 0-3 C, four 16-dimension slices; 4 and 5 a half's
 //    probabilities (A, 16 bf16); 6 and 7 a half's V slice (B, 8 pair rows).
 struct PassConfigs {

@@ -1,8 +1,10 @@
 // What the two layouts of the AMX-BF16 attention kernel (attention_amx.cc)
 // share, so that they give the same bits: the tile configuration, the
 // chunk, the exponential, the sum of a chunk's probabilities, and the
-// online softmax's state and step in lanes. Internal linkage, for the AMX
-// attention unit only (include avx512_util.h first).
+// online softmax's state and step in lanes; the BF16 cache's kernel
+// (attention_pairs_amx.cc) takes the exponential, the pair sums and the
+// scaled scores too. Internal linkage, for the AMX attention units only
+// (include avx512_util.h first).
 #pragma once
 
 #include <math.h>
@@ -17,14 +19,11 @@
 namespace pagoda::kernels::cpu::amx {
 namespace {
 
-using avx512::Bf16Dims;
 using avx512::FirstLanes;
-using avx512::Fold16;
 using avx512::GgmlExp16;
 using avx512::kMaxAttentionHeadDim;
 using avx512::kTile;
 using avx512::Padded32;
-using avx512::ToBf16;
 
 // Positions per softmax step: two of the walk's 16-position tiles, one
 // tile product's full depth.
@@ -137,6 +136,9 @@ struct SoftmaxLanes {
   }
 };
 
+// The first n lanes, for any n (none for n <= 0).
+inline __mmask16 LanesBelow(int32_t n) { return n <= 0 ? 0 : FirstLanes(n); }
+
 // Soft-capping of the lanes in `valid`: c tanh(x / c), one tanhf per lane.
 // Out of line, so that the callers' loops hold no call that would spill
 // their registers when no cap is asked for.
@@ -159,93 +161,6 @@ inline __m512 ScaledScores(__m512 raw, __mmask16 valid, float scale, float softc
   if constexpr (kSoftcap) x = SoftCapLanes(x, valid, softcap);
   return _mm512_mask_blend_ps(valid, _mm512_set1_ps(-INFINITY), x);
 }
-
-// The first n lanes, for any n (none for n <= 0).
-inline __mmask16 LanesBelow(int32_t n) { return n <= 0 ? 0 : FirstLanes(n); }
-
-// The online softmax's step over the chunk at c0 for up to 16 vectors in
-// rows, from their raw scores s ([vector][kChunk], overwritten with the
-// scaled ones): the probabilities in bf16 (p, rows of kChunk) and each seeing
-// vector's rescale of its weighted V sums (rescales[vector]). The rows of
-// vectors that see none of the chunk are left as they were.
-template <bool kSoftcap>
-inline void SoftmaxInRows(SoftmaxLanes& softmax, __mmask16 seeing, int32_t c0, float scale, float softcap, float* s,
-                          uint16_t* p, float* rescales) {
-  // Each seeing vector's scaled scores and maximum.
-  __mmask16 valid[kLanes][2];
-  alignas(64) float chunk_max[kLanes];
-  _mm512_store_ps(chunk_max, _mm512_set1_ps(-INFINITY));
-  for (int v = 0; v < kLanes; ++v) {
-    if (((seeing >> v) & 1) == 0) continue;
-    const int32_t lo = softmax.first[v] - c0, hi = softmax.last[v] - c0;
-    __m512 x[2];
-    for (int half = 0; half < 2; ++half) {
-      valid[v][half] = static_cast<__mmask16>(LanesBelow(hi - half * kTile) & ~LanesBelow(lo - half * kTile));
-      x[half] = ScaledScores<kSoftcap>(_mm512_load_ps(s + v * kChunk + half * kTile), valid[v][half], scale, softcap);
-      _mm512_store_ps(s + v * kChunk + half * kTile, x[half]);
-    }
-    chunk_max[v] = _mm512_reduce_max_ps(_mm512_max_ps(x[0], x[1]));
-  }
-  const __m512 new_max = softmax.NewMaximum(_mm512_load_ps(chunk_max));
-  alignas(64) float new_maxima[kLanes], chunk_sum[kLanes];
-  _mm512_store_ps(new_maxima, new_max);
-  _mm512_store_ps(chunk_sum, _mm512_setzero_ps());
-  for (int v = 0; v < kLanes; ++v) {
-    if (((seeing >> v) & 1) == 0) continue;
-    const __m512 m = _mm512_set1_ps(new_maxima[v]);
-    const __m512 e0 =
-        _mm512_maskz_mov_ps(valid[v][0], ProbabilityExp16(_mm512_sub_ps(_mm512_load_ps(s + v * kChunk), m)));
-    const __m512 e1 =
-        _mm512_maskz_mov_ps(valid[v][1], ProbabilityExp16(_mm512_sub_ps(_mm512_load_ps(s + v * kChunk + kTile), m)));
-    const __m512i pairs = ToBf16(e0, e1);
-    _mm512_store_si512(p + v * kChunk, pairs);
-    chunk_sum[v] = Fold16(PairSums(pairs));
-  }
-  const __m512 rescale = softmax.Rescale(new_max, seeing);
-  _mm512_store_ps(rescales, rescale);
-  softmax.Update(new_max, rescale, _mm512_load_ps(chunk_sum), seeing);
-
-}
-
-// Up to kMaxVectors (at most 16) query vectors in rows, vectors [16 group,
-// 16 group + kMaxVectors) of a block: their softmax, queries as A (rows of
-// Padded32(hd) bf16), the chunk's probabilities as A (rows of 32) and the
-// weighted V sums by vector (rows of Padded16(hd)).
-template <int kMaxVectors>
-struct RowGroup {
-  static_assert(kMaxVectors <= kLanes);
-  SoftmaxLanes softmax;
-  alignas(64) uint16_t q[kMaxVectors * kMaxPadded32];
-  alignas(64) uint16_t p[kMaxVectors * kChunk];
-  alignas(64) float acc[kMaxVectors * kMaxPadded16];
-
-  void Start(const AttentionSegmentArgs& a, int group, int64_t base, int64_t hd, int32_t vectors) {
-    const float* queries[kLanes];
-    softmax.Start(a, group, base, hd, queries);
-    for (int v = 0; v < vectors; ++v) {
-      for (int64_t d = 0; d < Padded32(hd); d += 32) {
-        _mm512_store_si512(q + v * Padded32(hd) + d,
-                           queries[v] ? Bf16Dims<false>(queries[v], d, hd) : _mm512_setzero_si512());
-      }
-      _mm512_store_si512(p + v * kChunk, _mm512_setzero_si512());
-      for (int64_t d = 0; d < Padded16(hd); d += 16) _mm512_store_ps(acc + v * Padded16(hd) + d, _mm512_setzero_ps());
-    }
-  }
-
-  void Finish(const AttentionSegmentArgs& a, int group, int64_t hd) const {
-    const int64_t stride = PartialStride(hd);
-    float* partial = a.partial + int64_t{group} * kLanes * stride;
-    softmax.Finish(partial, stride);
-    for (int v = 0; v < kMaxVectors; ++v) {
-      if (((softmax.active >> v) & 1) == 0) continue;
-      for (int64_t d = 0; d < hd; d += 16) {
-        _mm512_mask_storeu_ps(partial + v * stride + 2 + d, FirstLanes(hd - d),
-                              _mm512_load_ps(acc + v * Padded16(hd) + d));
-      }
-    }
-  }
-};
-
 
 // The K and V rows of a chunk's 32 positions (zero rows outside [begin,
 // end)), and those of the chunk after it, for the conversion to prefetch a
