@@ -517,13 +517,8 @@ void AttendInRows(const AttentionSegmentArgs& a, int64_t begin, int64_t end) {
 
 template <bool kF16>
 void AttendSegmentTilesT(const AttentionSegmentArgs& a) {
-  int64_t begin = INT64_MAX, end = INT64_MIN;
-  for (int32_t r = 0; r < a.num_rows; ++r) {
-    if (a.begins[r] >= a.ends[r]) continue;
-    begin = a.begins[r] < begin ? a.begins[r] : begin;
-    end = a.ends[r] > end ? a.ends[r] : end;
-  }
-  if (begin >= end) return;
+  int64_t begin = 0, end = 0;
+  if (!SeenRange(a, &begin, &end)) return;
   if (a.num_rows * a.num_vectors <= kRowLayoutMaxVectors) {
     AttendInRows<kF16>(a, begin, end);
   } else {

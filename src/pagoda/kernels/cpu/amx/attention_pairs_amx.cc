@@ -421,13 +421,8 @@ void WeightedV(const SegmentGroup& g, const SegmentHalves& halves, int64_t hd) {
 
 void AttendSegmentPairs(const AttentionSegmentArgs& a) {
   const int64_t hd = a.head_dim;
-  int64_t begin = INT64_MAX, end = INT64_MIN;
-  for (int32_t r = 0; r < a.num_rows; ++r) {
-    if (a.begins[r] >= a.ends[r]) continue;
-    begin = a.begins[r] < begin ? a.begins[r] : begin;
-    end = a.ends[r] > end ? a.ends[r] : end;
-  }
-  if (begin >= end) return;
+  int64_t begin = 0, end = 0;
+  if (!SeenRange(a, &begin, &end)) return;
   const int64_t base = begin / kChunk * kChunk;
   const SegmentHalves halves(a, base, begin, end);
   for (int h = 0; h < 4; ++h) halves.PrefetchK(h);

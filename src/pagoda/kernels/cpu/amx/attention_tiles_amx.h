@@ -136,6 +136,19 @@ struct SoftmaxLanes {
   }
 };
 
+// The positions that some row of the block sees in the segment, [begin,
+// end); false when no row sees any.
+inline bool SeenRange(const AttentionSegmentArgs& a, int64_t* begin, int64_t* end) {
+  *begin = INT64_MAX;
+  *end = INT64_MIN;
+  for (int32_t r = 0; r < a.num_rows; ++r) {
+    if (a.begins[r] >= a.ends[r]) continue;
+    *begin = a.begins[r] < *begin ? a.begins[r] : *begin;
+    *end = a.ends[r] > *end ? a.ends[r] : *end;
+  }
+  return *begin < *end;
+}
+
 // The first n lanes, for any n (none for n <= 0).
 inline __mmask16 LanesBelow(int32_t n) { return n <= 0 ? 0 : FirstLanes(n); }
 
