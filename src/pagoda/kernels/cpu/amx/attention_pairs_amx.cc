@@ -389,6 +389,8 @@ void WeightedV(const SegmentGroup& g, const SegmentHalves& halves, int64_t hd) {
     ZeroC();
     int a = 4, b = 6;
     for (int h = 0; h < halves.count(); ++h) {
+      // V again, two halves ahead: pass 1 brought it into L2, but a
+      // segment's K and V (64 KiB at 64 dimensions) outgrow L1 before here.
       if (d0 == 0) halves.PrefetchV(h + 2);
       if (slices == 4 && h + 1 < halves.count() && halves.present(h) && halves.present(h + 1)) {
         if (d0 == 0) halves.PrefetchV(h + 3);
