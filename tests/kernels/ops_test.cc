@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "pagoda/kernels/compute_context.h"
+#include "pagoda/kernels/cpu_kernels.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
@@ -283,6 +284,20 @@ TEST(EmbeddingLookupTest, DequantizesTheRequestedRows) {
   }
 }
 
+// The public entry point splits a prompt's rows over the pool; every row
+// must still be the reference's.
+TEST(EmbeddingLookupTest, PublicEntryPointSplitOverThreadsEqualsTheReference) {
+  ThreadPool pool(2);
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
+  const testing::Weights table = testing::MakeWeights(DType::kQ8_0, 50, 64, 3);
+  std::vector<int32_t> ids(101);
+  for (size_t i = 0; i < ids.size(); ++i) ids[i] = static_cast<int32_t>((i * 7) % 50);
+  std::vector<float> want(ids.size() * 64), got(ids.size() * 64, -1.0f);
+  ref::EmbeddingLookup(table.view(), ids.data(), static_cast<int64_t>(ids.size()), want.data());
+  EmbeddingLookup(ctx, table.view(), ids.data(), static_cast<int64_t>(ids.size()), got.data());
+  EXPECT_EQ(0, std::memcmp(want.data(), got.data(), want.size() * sizeof(float)));
+}
+
 TEST(EmbeddingLookupDeathTest, RejectsOutOfRangeIds) {
   const testing::Weights table = testing::MakeWeights(DType::kF32, 4, 32, 3);
   const int32_t id = 4;
@@ -354,6 +369,31 @@ TEST(WriteKvTest, Bf16GoesToTheTilePairsOrder) {
   for (size_t e = 0; e < elements; ++e) {
     if (!k_written[e]) ASSERT_EQ(k[e], 0xABCD) << e;
     if (!v_written[e]) ASSERT_EQ(v[e], 0xABCD) << e;
+  }
+}
+
+// The public entry point splits a prompt's tokens over the pool. Slots are
+// handed out so that neighbours in a block (which share K's cache lines and,
+// in the BF16 order, V's 32-bit pairs) come from both halves of the split:
+// the arena must end as the reference's single pass leaves it.
+TEST(WriteKvTest, PublicEntryPointSplitOverThreadsEqualsTheReference) {
+  ThreadPool pool(2);
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
+  const int64_t blocks = 8, block_size = 16, heads = 2, dim = 64, tokens = 100;
+  const int64_t width = heads * dim;
+  std::vector<int64_t> slots(tokens);
+  for (int64_t t = 0; t < tokens; ++t) slots[t] = t % 2 == 0 ? t / 2 : tokens / 2 + t / 2 + 3;
+  const std::vector<float> nk = RandomFloats(tokens * width, 1), nv = RandomFloats(tokens * width, 2);
+  for (DType dtype : {DType::kF32, DType::kF16, DType::kBF16}) {
+    const size_t bytes = static_cast<size_t>(blocks * block_size * width) * (dtype == DType::kF32 ? 4 : 2);
+    std::vector<uint8_t> want_k(bytes, 0xAB), want_v(bytes, 0xAB);
+    std::vector<uint8_t> got_k = want_k, got_v = want_v;
+    ref::WriteKv(nk.data(), nv.data(), slots.data(), tokens,
+                 KvCacheLayer{dtype, want_k.data(), want_v.data(), blocks, block_size, heads, dim});
+    WriteKv(ctx, nk.data(), nv.data(), slots.data(), tokens,
+            KvCacheLayer{dtype, got_k.data(), got_v.data(), blocks, block_size, heads, dim});
+    EXPECT_EQ(want_k, got_k) << DTypeName(dtype);
+    EXPECT_EQ(want_v, got_v) << DTypeName(dtype);
   }
 }
 

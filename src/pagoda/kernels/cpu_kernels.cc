@@ -65,7 +65,9 @@ void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const Mat
 }
 
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out) {
-  ctx.kernels().embedding_lookup(table, ids, n, out);
+  OverRows(ctx, n, [&](int64_t begin, int64_t end) {
+    ctx.kernels().embedding_lookup(table, ids + begin, end - begin, out + begin * table.cols);
+  });
 }
 
 void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t rows, int64_t dim, float eps,
@@ -110,7 +112,13 @@ void Softcap(ComputeContext& ctx, float* x, int64_t n, float cap) { ctx.kernels(
 
 void WriteKv(ComputeContext& ctx, const float* k, const float* v, const int64_t* slot_mapping, int64_t tokens,
              const KvCacheLayer& cache) {
-  ctx.kernels().write_kv(k, v, slot_mapping, tokens, cache);
+  // Each token has a slot of its own, and no writer rewrites its
+  // neighbours' bytes (the BF16 order's V halves go by masked 16-bit
+  // stores), so the rows can be split.
+  const int64_t width = cache.num_kv_heads * cache.head_dim;
+  OverRows(ctx, tokens, [&](int64_t begin, int64_t end) {
+    ctx.kernels().write_kv(k + begin * width, v + begin * width, slot_mapping + begin, end - begin, cache);
+  });
 }
 
 void PagedAttention(ComputeContext& ctx, const float* q, int64_t num_heads, const KvCacheLayer& cache,

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "pagoda/base/cache_line_vector.h"
 #include "pagoda/kv_blocks/kv_cache_manager.h"
 #include "pagoda/model/model.h"
 #include "pagoda/runner/kv_cache_arena.h"
@@ -63,7 +64,7 @@ class ModelRunner {
   std::vector<std::vector<int32_t>> block_tables_;  // [group]
   std::vector<std::vector<int64_t>> slot_mapping_;  // [group]
   std::vector<KvGroupBatch> kv_groups_;
-  std::vector<float> logits_;
+  CacheLineVector<float> logits_;
 };
 
 }  // namespace pagoda

@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "pagoda/base/cache_line_vector.h"
 #include "pagoda/kernels/cpu_kernels.h"
 #include "pagoda/model/layers/step.h"
 
@@ -48,7 +49,7 @@ class SelfAttention {
   void Reserve(int64_t tokens, const AttentionShape& shape);
 
  private:
-  std::vector<float> q_, k_, v_;
+  CacheLineVector<float> q_, k_, v_;
 };
 
 }  // namespace pagoda::layers

@@ -15,6 +15,7 @@
 #include <optional>
 #include <vector>
 
+#include "pagoda/base/cache_line_vector.h"
 #include "pagoda/kernels/packed_weights.h"
 #include "pagoda/model/layers/attention.h"
 #include "pagoda/model/layers/decoder_head.h"
@@ -67,7 +68,7 @@ class Decoder final : public Model {
   SelfAttention attention_;
   GatedMlp mlp_;
   MoeMlp moe_;
-  std::vector<float> x_, n_, attn_, out_;
+  CacheLineVector<float> x_, n_, attn_, out_;
 };
 
 }  // namespace pagoda::layers

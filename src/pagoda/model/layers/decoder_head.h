@@ -4,6 +4,7 @@
 
 #include <vector>
 
+#include "pagoda/base/cache_line_vector.h"
 #include "pagoda/base/status.h"
 #include "pagoda/kernels/cpu_kernels.h"
 #include "pagoda/model/layers/step.h"
@@ -32,7 +33,7 @@ class DecoderHead {
   kernels::MatrixView token_embd_{};
   kernels::MatrixView output_{};
   const float* output_norm_ = nullptr;
-  std::vector<float> normed_;
+  CacheLineVector<float> normed_;
 };
 
 }  // namespace pagoda::layers

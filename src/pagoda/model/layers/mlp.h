@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "pagoda/base/cache_line_vector.h"
 #include "pagoda/kernels/cpu_kernels.h"
 
 namespace pagoda::layers {
@@ -25,7 +26,7 @@ class GatedMlp {
   void Reserve(int64_t rows, int64_t ff);
 
  private:
-  std::vector<float> gate_, up_;
+  CacheLineVector<float> gate_, up_;
 };
 
 struct MoeWeights {
@@ -54,7 +55,7 @@ class MoeMlp {
 
  private:
   GatedMlp mlp_;
-  std::vector<float> router_logits_, weights_, gathered_, expert_out_, per_choice_, shared_gate_;
+  CacheLineVector<float> router_logits_, weights_, gathered_, expert_out_, per_choice_, shared_gate_;
   std::vector<int32_t> chosen_, members_;
 };
 

@@ -38,12 +38,12 @@ void Step::NarrowToLogitRows(std::initializer_list<RowBuffer> buffers) {
   rows_ = logit_rows();
 }
 
-void ReserveRows(std::vector<float>& buffer, int64_t rows, int64_t width) {
+void ReserveRows(CacheLineVector<float>& buffer, int64_t rows, int64_t width) {
   if (rows * width <= static_cast<int64_t>(buffer.size())) return;
   buffer.assign(static_cast<size_t>(rows * width), 0.0f);
 }
 
-float* Rows(std::vector<float>& buffer, int64_t rows, int64_t width) {
+float* Rows(CacheLineVector<float>& buffer, int64_t rows, int64_t width) {
   buffer.resize(static_cast<size_t>(rows * width));
   return buffer.data();
 }

@@ -7,6 +7,7 @@
 #include <span>
 #include <vector>
 
+#include "pagoda/base/cache_line_vector.h"
 #include "pagoda/kernels/cpu_kernels.h"
 #include "pagoda/model/model.h"
 
@@ -52,9 +53,9 @@ class Step {
 };
 
 // Sizes a buffer for `rows` rows of `width` and returns its data.
-float* Rows(std::vector<float>& buffer, int64_t rows, int64_t width);
+float* Rows(CacheLineVector<float>& buffer, int64_t rows, int64_t width);
 // Backs a buffer with touched memory for `rows` rows of `width`, which
 // later Rows calls up to that size reuse.
-void ReserveRows(std::vector<float>& buffer, int64_t rows, int64_t width);
+void ReserveRows(CacheLineVector<float>& buffer, int64_t rows, int64_t width);
 
 }  // namespace pagoda::layers

@@ -11,8 +11,8 @@
 namespace pagoda::kernels::cpu::amx {
 
 // Per block of a row: the packed panel block (avx512::kScratchBytesPerBlock)
-// and room for a 16 x 16 tile of int32 block sums (a chunk of 8 blocks'
-// sums is stored at a time, so rows of 8 blocks or more have room to spare).
+// and room for a 16 x 16 tile of int32 block sums (a chunk of at most a
+// row's blocks is stored at a time).
 constexpr int64_t kScratchBytesPerBlock = 8 * 64 + 2 * 64 + 16 * 16 * 4;
 
 // The 32-element block types' panels (simd_matmul.h's QuantPanelFn), equal
