@@ -254,6 +254,36 @@ TEST(MatMulBatchInvarianceTest, RowsOfABatchEqualSingleRowProducts) {
   }
 }
 
+// From 64 rows per worker a batch's rows are split over the workers
+// (each quantizes and runs its own rows past every panel) instead of the
+// panels: every output must be what one thread computes, and a row in any
+// worker's share (a partial 16-row tile in the last) what it is alone.
+TEST(MatMulBatchInvarianceTest, RowsSplitOverWorkersChangeNoBit) {
+  const int64_t rows = 50;
+  const int64_t cols = 512;
+  for (DType t : {DType::kF32, DType::kQ4_0, DType::kQ4_1, DType::kQ8_0, DType::kQ4_K, DType::kQ6_K}) {
+    const bool quantizable = t != DType::kQ4_K && t != DType::kQ6_K;
+    const Weights w = quantizable ? MakeWeights(t, rows, cols, 21) : MakeRawWeights(t, rows, cols, 21);
+    for (int64_t m : {128, 200}) {
+      const std::vector<float> x = RandomFloats(m * cols, static_cast<uint32_t>(m), -2.0f, 2.0f);
+      for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
+        const std::vector<float> one_thread = RunSet(*set, x, m, w.view(), 1);
+        for (int threads : {2, 3}) {
+          const std::vector<float> split = RunSet(*set, x, m, w.view(), threads);
+          ASSERT_EQ(FirstBitDifference(split.data(), one_thread.data(), m * rows), -1)
+              << set->name << " " << Describe(t, m, rows, cols, threads);
+        }
+        for (int64_t i : {int64_t{0}, m / 2 + 3, m - 1}) {
+          const std::vector<float> xi(x.begin() + i * cols, x.begin() + (i + 1) * cols);
+          const std::vector<float> alone = RunSet(*set, xi, 1, w.view(), 2);
+          ASSERT_EQ(FirstBitDifference(alone.data(), one_thread.data() + i * rows, rows), -1)
+              << set->name << " " << Describe(t, m, rows, cols, 1) << " row " << i;
+        }
+      }
+    }
+  }
+}
+
 TEST(MatMulBatchInvarianceTest, PublicEntryPoint) {
   const int64_t m = 37;
   const Weights w = MakeWeights(DType::kQ4_1, 64, 576, 8);
@@ -339,10 +369,11 @@ TEST(MatMulsTest, EachOutputEqualsItsOwnMatMul) {
     }
     std::vector<MatrixView> views;
     for (const Weights& w : weights) views.push_back(w.view());
-    for (int64_t m : {1, 5, 33}) {
+    // 200 rows split over the workers instead of the panels.
+    for (int64_t m : {1, 5, 33, 200}) {
       const std::vector<float> x = RandomFloats(m * g.cols, static_cast<uint32_t>(m), -2.0f, 2.0f);
       for (const cpu::KernelSet* set : cpu::SupportedKernelSets()) {
-        for (int threads : {1, 3}) {
+        for (int threads : {1, 2, 3}) {
           ThreadPool pool(threads);
           ComputeContext ctx(*set, pool);
           std::vector<std::vector<float>> got(views.size());

@@ -90,6 +90,53 @@ class PanelSpace {
   int64_t size_ = 0;
 };
 
+// From this many rows per worker, a batch's rows are split over the
+// workers instead of the panels: each worker quantizes its own rows and runs
+// them past every panel, in one job. Split by panels, every worker read
+// every x row, and the ops before and after (norms, residual adds, SiLU,
+// attention's output), which split rows, found half of their rows in the
+// other core's cache; a 512-token prompt ran 3-18% faster split by rows. Each
+// worker then packs every panel for its rows, which 64 rows per worker
+// (four tiles of AMX rows) still repay: at 32 per worker prompts ran 3-13%
+// slower (docs/performance.md, "Prompt rows split over the workers").
+constexpr int64_t kRowSplitRowsPerWorker = 64;
+
+// Worker w's rows of m: whole 16-row tiles (the AMX panels' unit), shared
+// as evenly as they go.
+struct RowRange {
+  int64_t begin;
+  int64_t end;
+};
+RowRange WorkerRows(int64_t m, int64_t workers, int64_t w) {
+  const int64_t tiles = (m + 15) / 16;
+  return {std::min(m, tiles * w / workers * 16), std::min(m, tiles * (w + 1) / workers * 16)};
+}
+
+// quantize(begin, end) quantizes x rows [begin, end); run(worker, r0, r1,
+// pb, pe) runs x rows [r0, r1) past panels [pb, pe). Either split computes
+// every output the same way, so the split changes no bit.
+template <typename Quantize, typename Run>
+void QuantizedMatMuls(ThreadPool& pool, int64_t m, int64_t panels, const Quantize& quantize, const Run& run) {
+  const int threads = pool.num_threads();
+  if (threads > 1 && m >= kRowSplitRowsPerWorker * threads) {
+    pool.ParallelForWorkers(threads, [&](int worker, int64_t, int64_t) {
+      const RowRange rows = WorkerRows(m, threads, worker);
+      quantize(rows.begin, rows.end);
+      run(worker, rows.begin, rows.end, 0, panels);
+    });
+    return;
+  }
+  pool.ParallelFor(m, quantize);
+  pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) { run(worker, 0, m, pb, pe); });
+}
+
+// Rows [r0, r1) of xq as a batch of their own.
+QuantizedRows RowsOf(const QuantizedRows& xq, int64_t r0, int64_t r1) {
+  const int64_t nb = xq.k / kQuantBlock;
+  return {.m = r1 - r0, .k = xq.k, .qs = xq.qs + r0 * xq.k, .d = xq.d + r0 * nb, .s = xq.s + r0 * nb,
+          .sum = xq.sum + r0 * nb};
+}
+
 }  // namespace
 
 bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targets) {
@@ -124,13 +171,15 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
       PAGODA_CHECK_MSG(cols % kSuperBlock == 0, "MatMul: super-block rows need a multiple of 256 columns");
       const int64_t nb = cols / kSuperBlock;
       auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
-      pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize_k(x, cols, begin, end, xq); });
-      pool.ParallelForWorkers(space.size(), [&](int worker, int64_t pb, int64_t pe) {
-        void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.k_scratch_bytes_per_super_block));
-        space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
-          ops.k(xq, m, *t.w, begin, end, scratch, t.y);
-        });
-      });
+      QuantizedMatMuls(
+          pool, m, space.size(), [&](int64_t begin, int64_t end) { ops.quantize_k(x, cols, begin, end, xq); },
+          [&](int worker, int64_t r0, int64_t r1, int64_t pb, int64_t pe) {
+            void* scratch =
+                ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.k_scratch_bytes_per_super_block));
+            space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
+              ops.k(xq + r0 * nb, r1 - r0, *t.w, begin, end, scratch, t.y + r0 * t.w->rows);
+            });
+          });
       return;
     }
     case Path::kQuant: {
@@ -145,13 +194,15 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
       xq.d = Carve<float>(cursor, m * nb);
       xq.s = Carve<float>(cursor, m * nb);
       xq.sum = Carve<int32_t>(cursor, m * nb);
-      pool.ParallelFor(m, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); });
-      pool.ParallelForWorkers(space.size(), [&](int worker, int64_t pb, int64_t pe) {
-        void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block));
-        space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
-          QuantPanel(ops, t.w->dtype)(xq, OwnPanelsOnly(ops, *t.w), begin, end, scratch, t.y);
-        });
-      });
+      QuantizedMatMuls(
+          pool, m, space.size(), [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); },
+          [&](int worker, int64_t r0, int64_t r1, int64_t pb, int64_t pe) {
+            void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block));
+            const QuantizedRows rows = RowsOf(xq, r0, r1);
+            space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
+              QuantPanel(ops, t.w->dtype)(rows, OwnPanelsOnly(ops, *t.w), begin, end, scratch, t.y + r0 * t.w->rows);
+            });
+          });
       return;
     }
   }
