@@ -367,8 +367,12 @@ TEST(WriteKvTest, Bf16GoesToTheTilePairsOrder) {
     }
   }
   for (size_t e = 0; e < elements; ++e) {
-    if (!k_written[e]) ASSERT_EQ(k[e], 0xABCD) << e;
-    if (!v_written[e]) ASSERT_EQ(v[e], 0xABCD) << e;
+    if (!k_written[e]) {
+      ASSERT_EQ(k[e], 0xABCD) << e;
+    }
+    if (!v_written[e]) {
+      ASSERT_EQ(v[e], 0xABCD) << e;
+    }
   }
 }
 

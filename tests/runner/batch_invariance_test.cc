@@ -42,8 +42,7 @@ std::vector<std::vector<float>> RunAlone(testing::TestRunner& t, const std::vect
 // The check for one KV cache type: F16, and BF16 (the amx set's default,
 // its attention on tiles at every position; the other sets read it through
 // the reference's rows).
-void CheckFourPromptsInTwoPrefillChunks(DType kv_dtype) {
-  const auto prompts = FixturePrompts(4);
+void CheckFourPromptsInTwoPrefillChunks(DType kv_dtype, const std::vector<std::vector<int32_t>>& prompts) {
   const int decode_steps = 3;
   auto t = testing::TestRunner::Create(256, kv_dtype);
   ASSERT_NE(t, nullptr);
@@ -82,7 +81,21 @@ void CheckFourPromptsInTwoPrefillChunks(DType kv_dtype) {
 
 TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) {
   PAGODA_ASSERT_TEST_MODEL();
-  for (DType kv_dtype : {DType::kF16, DType::kBF16}) CheckFourPromptsInTwoPrefillChunks(kv_dtype);
+  for (DType kv_dtype : {DType::kF16, DType::kBF16}) CheckFourPromptsInTwoPrefillChunks(kv_dtype, FixturePrompts(4));
+}
+
+// Prompts of 150 tokens or more: run alone, and in the batch's second step
+// (four halves together), the MatMuls split the rows over the two workers,
+// each adding, norming and quantizing its own rows (kernels::PrepareRows),
+// and a worker's rows span sequences; the decode steps split the panels.
+TEST(BatchInvarianceTest, LongPromptsSplitByRowsEqualEachAloneBitForBit) {
+  PAGODA_ASSERT_TEST_MODEL();
+  std::vector<std::vector<int32_t>> prompts = FixturePrompts(4);
+  for (auto& p : prompts) {
+    const std::vector<int32_t> once = p;
+    while (p.size() < 150) p.insert(p.end(), once.begin(), once.end());
+  }
+  CheckFourPromptsInTwoPrefillChunks(DType::kBF16, prompts);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
 #include <set>
@@ -150,6 +151,33 @@ TEST(ThreadPoolTest, ExceptionsReachTheCallerAndThePoolStaysUsable) {
   std::atomic<int> count{0};
   pool.ParallelFor(10, [&](int64_t b, int64_t e) { count += static_cast<int>(e - b); });
   EXPECT_EQ(count.load(), 10);
+}
+
+// A call from inside a job runs on the calling thread, over the whole
+// range, with that job's worker index; outside jobs InJob is false again.
+TEST(ThreadPoolTest, ACallFromInsideAJobRunsOnTheCallingThread) {
+  ThreadPool pool(3);
+  std::mutex mu;
+  std::vector<std::pair<int, std::pair<int64_t, int64_t>>> inner;  // outer worker, inner range
+  std::atomic<int> mismatched{0};
+  EXPECT_FALSE(ThreadPool::InJob());
+  pool.ParallelForWorkers(3, [&](int worker, int64_t, int64_t) {
+    if (!ThreadPool::InJob()) ++mismatched;
+    const std::thread::id outer = std::this_thread::get_id();
+    pool.ParallelForWorkers(50, [&](int inner_worker, int64_t b, int64_t e) {
+      if (inner_worker != worker || std::this_thread::get_id() != outer) ++mismatched;
+      std::lock_guard<std::mutex> lock(mu);
+      inner.push_back({worker, {b, e}});
+    });
+  });
+  EXPECT_FALSE(ThreadPool::InJob());
+  EXPECT_EQ(mismatched.load(), 0);
+  std::sort(inner.begin(), inner.end());
+  const std::vector<std::pair<int, std::pair<int64_t, int64_t>>> want = {
+      {0, {0, 50}}, {1, {0, 50}}, {2, {0, 50}}};
+  EXPECT_EQ(inner, want);
+  // The pool still splits the next outer call.
+  EXPECT_EQ(Ranges(pool, 6).size(), 3u);
 }
 
 TEST(ThreadPoolTest, DefaultSizeIsPhysicalCores) {

@@ -56,13 +56,21 @@ void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w,
 }
 
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets) {
+  MatMuls(ctx, x, m, targets, nullptr);
+}
+
+void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets,
+             const PrepareRows& prepare) {
   const cpu::SimdMatMulOps* simd = ctx.kernels().simd;
   if (simd != nullptr && cpu::CanShareInput(*simd, targets)) {
-    cpu::SimdMatMuls(*simd, x, m, targets, ctx);
+    cpu::SimdMatMuls(*simd, x, m, targets, ctx, prepare);
     return;
   }
+  if (prepare) PrepareAll(ctx, m, prepare);
   for (const MatMulTarget& t : targets) MatMul(ctx, x, m, *t.w, t.y);
 }
+
+void PrepareAll(ComputeContext& ctx, int64_t rows, const PrepareRows& prepare) { OverRows(ctx, rows, prepare); }
 
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out) {
   OverRows(ctx, n, [&](int64_t begin, int64_t end) {

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <span>
 
 #include "pagoda/tensor/dtype.h"
@@ -86,6 +87,23 @@ struct MatMulTarget {
 // x once and splits all the weights' panels over the pool in one job, where
 // separate calls would quantize it and synchronize the pool once each.
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets);
+
+// Writes rows [begin, end) of an input: a norm, a residual add, an
+// activation, through this header's ops on pointers to those rows. Inside
+// a pool job those ops run on the calling thread, so it must only use ops
+// that compute each row on its own (not MatMul, Rope or attention).
+using PrepareRows = std::function<void(int64_t begin, int64_t end)>;
+
+// MatMuls on an input whose rows `prepare` writes first. Where a SIMD set
+// splits the batch's rows over the workers, each worker prepares its own
+// rows in the job that quantizes and multiplies them, so they stay in its
+// core's cache and the op needs no job of its own; otherwise the rows are
+// prepared over the pool first.
+void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets,
+             const PrepareRows& prepare);
+
+// prepare over rows [0, rows), split over the pool.
+void PrepareAll(ComputeContext& ctx, int64_t rows, const PrepareRows& prepare);
 
 // out[i] = row ids[i] of table, dequantized to f32. Ids must be in range.
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out);

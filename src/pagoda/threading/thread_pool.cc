@@ -57,6 +57,22 @@ void ChunkRange(int64_t n, int64_t chunks, int64_t c, int64_t* begin, int64_t* e
   *end = *begin + base + (c < rem ? 1 : 0);
 }
 
+// The worker index of the job this thread is running, or -1 outside any
+// pool's job.
+thread_local int t_job_worker = -1;
+
+// Marks the calling thread as running worker `worker`'s part of a job.
+class InsideJob {
+ public:
+  explicit InsideJob(int worker) : saved_(t_job_worker) { t_job_worker = worker; }
+  ~InsideJob() { t_job_worker = saved_; }
+  InsideJob(const InsideJob&) = delete;
+  InsideJob& operator=(const InsideJob&) = delete;
+
+ private:
+  int saved_;
+};
+
 // The job word packs a generation counter with the number of chunks in the
 // job, so an idle helper learns whether it has work from one atomic load and
 // never reads the job fields of a job it takes no part in.
@@ -101,6 +117,7 @@ void ThreadPool::Impl::RunChunk(int64_t chunks, int64_t c) {
   int64_t begin = 0;
   int64_t end = 0;
   ChunkRange(n, chunks, c, &begin, &end);
+  const InsideJob inside(static_cast<int>(c));
   (*fn)(static_cast<int>(c), begin, end);
 }
 
@@ -152,12 +169,18 @@ ThreadPool::~ThreadPool() {
 
 int ThreadPool::num_threads() const { return impl_->num_threads; }
 
+bool ThreadPool::InJob() { return t_job_worker >= 0; }
+
 void ThreadPool::ParallelFor(int64_t n, const std::function<void(int64_t, int64_t)>& fn) {
   ParallelForWorkers(n, [&fn](int, int64_t begin, int64_t end) { fn(begin, end); });
 }
 
 void ThreadPool::ParallelForWorkers(int64_t n, const std::function<void(int, int64_t, int64_t)>& fn) {
   if (n <= 0) return;
+  if (t_job_worker >= 0) {
+    fn(t_job_worker, 0, n);
+    return;
+  }
   const int64_t chunks = std::min<int64_t>(impl_->num_threads, n);
   if (chunks == 1) {
     fn(0, 0, n);
@@ -165,7 +188,7 @@ void ThreadPool::ParallelForWorkers(int64_t n, const std::function<void(int, int
   }
   Impl& im = *impl_;
   PAGODA_CHECK_MSG(!im.busy.exchange(true, std::memory_order_acquire),
-                   "ParallelFor calls must not nest or overlap");
+                   "ParallelFor calls from two threads must not overlap");
   im.fn = &fn;
   im.n = n;
   im.pending.store(static_cast<int>(chunks - 1), std::memory_order_relaxed);

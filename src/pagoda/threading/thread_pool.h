@@ -21,12 +21,19 @@ class ThreadPool {
 
   // Splits [0, n) into at most num_threads() contiguous ranges and runs
   // fn(begin, end) on each, the caller taking the first. Returns when all are
-  // done. Calls must not nest.
+  // done. A call from inside a job (of any pool) runs fn(0, n) on the
+  // calling thread: a job's part can use ops that split their own work,
+  // on the rows it owns. Calls from two threads outside jobs must not
+  // overlap.
   void ParallelFor(int64_t n, const std::function<void(int64_t begin, int64_t end)>& fn);
   // The same, also passing the index of the worker that runs each range
   // (0 is the caller; each index runs at most one range per call), so that
-  // callers can give each worker its own scratch memory.
+  // callers can give each worker its own scratch memory. A call from inside
+  // a job passes that job's worker index.
   void ParallelForWorkers(int64_t n, const std::function<void(int worker, int64_t begin, int64_t end)>& fn);
+
+  // Whether the calling thread is running a part of a job.
+  static bool InJob();
 
   // Physical cores of this machine (not hyper-threads), at least 1.
   static int PhysicalCores();

@@ -112,21 +112,27 @@ RowRange WorkerRows(int64_t m, int64_t workers, int64_t w) {
   return {std::min(m, tiles * w / workers * 16), std::min(m, tiles * (w + 1) / workers * 16)};
 }
 
-// quantize(begin, end) quantizes x rows [begin, end); run(worker, r0, r1,
-// pb, pe) runs x rows [r0, r1) past panels [pb, pe). Either split computes
-// every output the same way, so the split changes no bit.
+// prepare (where set) writes x rows [begin, end), quantize(begin, end)
+// quantizes them; run(worker, r0, r1, pb, pe) runs x rows [r0, r1) past
+// panels [pb, pe). Either split computes every output the same way, so the
+// split changes no bit.
 template <typename Quantize, typename Run>
-void QuantizedMatMuls(ThreadPool& pool, int64_t m, int64_t panels, const Quantize& quantize, const Run& run) {
+void QuantizedMatMuls(ThreadPool& pool, int64_t m, int64_t panels, const PrepareRows& prepare,
+                      const Quantize& quantize, const Run& run) {
+  auto prepare_and_quantize = [&](int64_t begin, int64_t end) {
+    if (prepare) prepare(begin, end);
+    quantize(begin, end);
+  };
   const int threads = pool.num_threads();
   if (threads > 1 && m >= kRowSplitRowsPerWorker * threads) {
     pool.ParallelForWorkers(threads, [&](int worker, int64_t, int64_t) {
       const RowRange rows = WorkerRows(m, threads, worker);
-      quantize(rows.begin, rows.end);
+      prepare_and_quantize(rows.begin, rows.end);
       run(worker, rows.begin, rows.end, 0, panels);
     });
     return;
   }
-  pool.ParallelFor(m, quantize);
+  pool.ParallelFor(m, prepare_and_quantize);
   pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) { run(worker, 0, m, pb, pe); });
 }
 
@@ -151,7 +157,7 @@ bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targe
 }
 
 void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-                 ComputeContext& ctx) {
+                 ComputeContext& ctx, const PrepareRows& prepare) {
   PAGODA_CHECK(CanShareInput(ops, targets));
   if (m <= 0) return;
   ThreadPool& pool = ctx.pool();
@@ -159,6 +165,7 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
   const int64_t cols = targets[0].w->cols;
   switch (PathOf(ops, targets[0].w->dtype)) {
     case Path::kFloat:
+      if (prepare) pool.ParallelFor(m, prepare);
       pool.ParallelFor(space.size(), [&](int64_t pb, int64_t pe) {
         space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
           FloatPanel(ops, t.w->dtype)(x, m, *t.w, begin, end, t.y);
@@ -172,7 +179,8 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
       const int64_t nb = cols / kSuperBlock;
       auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
       QuantizedMatMuls(
-          pool, m, space.size(), [&](int64_t begin, int64_t end) { ops.quantize_k(x, cols, begin, end, xq); },
+          pool, m, space.size(), prepare,
+          [&](int64_t begin, int64_t end) { ops.quantize_k(x, cols, begin, end, xq); },
           [&](int worker, int64_t r0, int64_t r1, int64_t pb, int64_t pe) {
             void* scratch =
                 ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.k_scratch_bytes_per_super_block));
@@ -195,7 +203,7 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
       xq.s = Carve<float>(cursor, m * nb);
       xq.sum = Carve<int32_t>(cursor, m * nb);
       QuantizedMatMuls(
-          pool, m, space.size(), [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); },
+          pool, m, space.size(), prepare, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); },
           [&](int worker, int64_t r0, int64_t r1, int64_t pb, int64_t pe) {
             void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block));
             const QuantizedRows rows = RowsOf(xq, r0, r1);

@@ -95,8 +95,9 @@ void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const Matri
 bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targets);
 // SimdMatMul of x against each target (CanShareInput), x prepared once and
 // every target's panels split over the pool in one job; each output is
-// computed exactly as SimdMatMul would.
+// computed exactly as SimdMatMul would. `prepare`, where set, writes x's
+// rows first (kernels::MatMuls).
 void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-                 ComputeContext& ctx);
+                 ComputeContext& ctx, const PrepareRows& prepare = nullptr);
 
 }  // namespace pagoda::kernels::cpu

@@ -9,14 +9,15 @@ void SelfAttention::Reserve(int64_t tokens, const AttentionShape& shape) {
 }
 
 void SelfAttention::Run(const Step& step, int64_t layer, const AttentionShape& shape, const AttentionWeights& w,
-                        const AttentionLayer& settings, const float* x, float* out) {
+                        const AttentionLayer& settings, const kernels::PrepareRows& prepare_x, const float* x,
+                        float* out) {
   kernels::ComputeContext& ctx = step.ctx();
   const int64_t t = step.tokens();
   float* q = Rows(q_, t, shape.q_dim());
   float* k = Rows(k_, t, shape.kv_dim());
   float* v = Rows(v_, t, shape.kv_dim());
   const kernels::MatMulTarget qkv[] = {{&w.q, q}, {&w.k, k}, {&w.v, v}};
-  kernels::MatMuls(ctx, x, t, qkv);
+  kernels::MatMuls(ctx, x, t, qkv, prepare_x);
   if (w.q_bias != nullptr) kernels::AddBias(ctx, q, w.q_bias, t, shape.q_dim());
   if (w.k_bias != nullptr) kernels::AddBias(ctx, k, w.k_bias, t, shape.kv_dim());
   if (w.v_bias != nullptr) kernels::AddBias(ctx, v, w.v_bias, t, shape.kv_dim());

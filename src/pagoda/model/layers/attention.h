@@ -41,10 +41,11 @@ struct AttentionLayer {
 
 class SelfAttention {
  public:
-  // x: the normed hidden states [tokens][hidden]; writes the heads' outputs
+  // x: the normed hidden states [tokens][hidden], whose rows prepare_x
+  // writes first (kernels::MatMuls); writes the heads' outputs
   // [tokens][q_dim] to out.
   void Run(const Step& step, int64_t layer, const AttentionShape& shape, const AttentionWeights& w,
-           const AttentionLayer& settings, const float* x, float* out);
+           const AttentionLayer& settings, const kernels::PrepareRows& prepare_x, const float* x, float* out);
   // Backs the buffers of a step of up to `tokens` tokens (Model::ReserveActivations).
   void Reserve(int64_t tokens, const AttentionShape& shape);
 

@@ -15,10 +15,12 @@ Decoder::Decoder(std::shared_ptr<const gguf::GgufFile> file, ModelConfig config,
   for (const DecoderLayer& l : layers_) PAGODA_CHECK(l.mlp.has_value() != l.moe.has_value());
 }
 
-void Decoder::AddResidual(kernels::ComputeContext& ctx, float* x, float* out, const float* post_norm, int64_t rows) {
+void Decoder::AddResidual(kernels::ComputeContext& ctx, float* x, float* out, const float* post_norm, int64_t begin,
+                          int64_t end) {
   const int64_t d = config_.hidden_size;
-  if (post_norm != nullptr) kernels::RmsNorm(ctx, out, post_norm, rows, d, config_.rms_norm_eps, out);
-  kernels::AddInPlace(ctx, x, out, rows * d);
+  float* o = out + begin * d;
+  if (post_norm != nullptr) kernels::RmsNorm(ctx, o, post_norm, end - begin, d, config_.rms_norm_eps, o);
+  kernels::AddInPlace(ctx, x + begin * d, o, (end - begin) * d);
 }
 
 // A mixture-of-experts layer's buffers (per expert and choice) are not
@@ -71,23 +73,37 @@ void Decoder::Forward(const ForwardBatch& batch, std::span<const kernels::KvCach
   float* out = Rows(out_, t, d);
   head_.Embed(step, x);
   if (spec_.embedding_scale != 1.0f) kernels::Scale(ctx, x, t * d, spec_.embedding_scale);
+  // Each sublayer's residual add and the next one's norm run per row as
+  // the rows of that sublayer's first MatMuls (kernels::PrepareRows): on a
+  // prompt, each worker adds, norms and quantizes the rows it multiplies,
+  // in one job. `pending` is the FFN output x has still to take in.
+  const float* pending_post_norm = nullptr;
+  bool pending = false;
   for (int64_t il = 0; il < c.num_layers; ++il) {
     const DecoderLayer& l = layers_[il];
-    kernels::RmsNorm(ctx, x, l.attn_norm, t, d, c.rms_norm_eps, n);
-    attention_.Run(step, il, spec_.shape, l.attn, l.settings, n, attn);
+    auto attention_input = [&, add = pending, post_norm = pending_post_norm](int64_t begin, int64_t end) {
+      if (add) AddResidual(ctx, x, out, post_norm, begin, end);
+      kernels::RmsNorm(ctx, x + begin * d, l.attn_norm, end - begin, d, c.rms_norm_eps, n + begin * d);
+    };
+    attention_.Run(step, il, spec_.shape, l.attn, l.settings, attention_input, n, attn);
     if (il == c.num_layers - 1) step.NarrowToLogitRows({{attn, q_dim}, {x, d}});
     const int64_t rows = step.rows();
     kernels::MatMul(ctx, attn, rows, l.attn.o, out);
-    AddResidual(ctx, x, out, l.attn_post_norm, rows);
 
-    kernels::RmsNorm(ctx, x, l.ffn_norm, rows, d, c.rms_norm_eps, n);
+    auto ffn_input = [&](int64_t begin, int64_t end) {
+      AddResidual(ctx, x, out, l.attn_post_norm, begin, end);
+      kernels::RmsNorm(ctx, x + begin * d, l.ffn_norm, end - begin, d, c.rms_norm_eps, n + begin * d);
+    };
     if (l.mlp) {
-      mlp_.Run(ctx, *l.mlp, l.activation, n, rows, out);
+      mlp_.Run(ctx, *l.mlp, l.activation, ffn_input, n, rows, out);
     } else {
+      kernels::PrepareAll(ctx, rows, ffn_input);
       moe_.Run(ctx, *l.moe, n, rows, d, out);
     }
-    AddResidual(ctx, x, out, l.ffn_post_norm, rows);
+    pending = true;
+    pending_post_norm = l.ffn_post_norm;
   }
+  if (pending) AddResidual(ctx, x, out, pending_post_norm, 0, step.rows());
   head_.Logits(step, x, c.rms_norm_eps, logits);
   if (spec_.final_softcap > 0.0f) {
     kernels::Softcap(ctx, logits, step.logit_rows() * c.vocab_size, spec_.final_softcap);

@@ -56,8 +56,10 @@ class Decoder final : public Model {
   int64_t PackWeights(kernels::ComputeContext& ctx) override;
 
  private:
-  // x += post_norm(out) over rows, through the `normed` buffer when there is a norm.
-  void AddResidual(kernels::ComputeContext& ctx, float* x, float* out, const float* post_norm, int64_t rows);
+  // x += post_norm(out) over rows [begin, end) (out normed in place when
+  // there is a post-norm).
+  void AddResidual(kernels::ComputeContext& ctx, float* x, float* out, const float* post_norm, int64_t begin,
+                   int64_t end);
 
   std::shared_ptr<const gguf::GgufFile> file_;
   ModelConfig config_;

@@ -13,19 +13,25 @@ void GatedMlp::Reserve(int64_t rows, int64_t ff) {
   ReserveRows(up_, rows, ff);
 }
 
-void GatedMlp::Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act, const float* x, int64_t rows,
-                   float* out) {
+void GatedMlp::Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act,
+                   const kernels::PrepareRows& prepare_x, const float* x, int64_t rows, float* out) {
   const int64_t ff = w.gate.rows;
   float* gate = Rows(gate_, rows, ff);
   float* up = Rows(up_, rows, ff);
   const kernels::MatMulTarget gate_up[] = {{&w.gate, gate}, {&w.up, up}};
-  kernels::MatMuls(ctx, x, rows, gate_up);
-  if (act == Activation::kSilu) {
-    kernels::SiluMul(ctx, gate, up, rows * ff, gate);
-  } else {
-    kernels::GeluMul(ctx, gate, up, rows * ff, gate);
-  }
-  kernels::MatMul(ctx, gate, rows, w.down, out);
+  kernels::MatMuls(ctx, x, rows, gate_up, prepare_x);
+  // The activation, per row, as the down projection's input.
+  auto activate = [&](int64_t begin, int64_t end) {
+    float* g = gate + begin * ff;
+    const float* u = up + begin * ff;
+    if (act == Activation::kSilu) {
+      kernels::SiluMul(ctx, g, u, (end - begin) * ff, g);
+    } else {
+      kernels::GeluMul(ctx, g, u, (end - begin) * ff, g);
+    }
+  };
+  const kernels::MatMulTarget down[] = {{&w.down, out}};
+  kernels::MatMuls(ctx, gate, rows, down, activate);
 }
 
 void MoeMlp::Run(kernels::ComputeContext& ctx, const MoeWeights& w, const float* x, int64_t rows, int64_t hidden,
@@ -54,7 +60,7 @@ void MoeMlp::Run(kernels::ComputeContext& ctx, const MoeWeights& w, const float*
       std::memcpy(gathered + i * hidden, x + (members_[i] / k) * hidden, hidden * sizeof(float));
     }
     float* expert_out = Rows(expert_out_, n, hidden);
-    mlp_.Run(ctx, w.experts[e], Activation::kSilu, gathered, n, expert_out);
+    mlp_.Run(ctx, w.experts[e], Activation::kSilu, nullptr, gathered, n, expert_out);
     for (int64_t i = 0; i < n; ++i) {
       std::memcpy(per_choice + members_[i] * hidden, expert_out + i * hidden, hidden * sizeof(float));
     }
@@ -70,7 +76,7 @@ void MoeMlp::Run(kernels::ComputeContext& ctx, const MoeWeights& w, const float*
   }
   if (!w.shared) return;
   float* shared_out = Rows(expert_out_, rows, hidden);
-  mlp_.Run(ctx, w.shared->mlp, Activation::kSilu, x, rows, shared_out);
+  mlp_.Run(ctx, w.shared->mlp, Activation::kSilu, nullptr, x, rows, shared_out);
   float* gate = Rows(shared_gate_, rows, 1);
   kernels::MatMul(ctx, x, rows, w.shared->gate, gate);
   for (int64_t t = 0; t < rows; ++t) {
