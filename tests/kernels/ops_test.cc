@@ -91,6 +91,39 @@ TEST(RopeTest, PublicEntryPointEqualsTheReferenceFromCallToCall) {
   }
 }
 
+// RopeRows turns only its rows, with the angles of the whole batch: two
+// workers each turning their own rows inside one job give Rope's bits.
+TEST(RopeTest, RowsInsideAJobEqualTheWholeBatch) {
+  ThreadPool pool(2);
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
+  const RopeParams params{.style = RopeStyle::kNeox, .freq_base = 500000.0f};
+  std::vector<int32_t> positions(50);
+  for (size_t i = 0; i < positions.size(); ++i) positions[i] = static_cast<int32_t>(3 * i + 1);
+  const auto tokens = static_cast<int64_t>(positions.size());
+  const int64_t heads = 3, head_dim = 64;
+  std::vector<float> want = RandomFloats(tokens * heads * head_dim, 4);
+  std::vector<float> got = want;
+  ref::Rope(want.data(), positions.data(), tokens, heads, head_dim, params);
+  PrepareRope(ctx, positions.data(), tokens, head_dim, params);
+  pool.ParallelFor(tokens, [&](int64_t begin, int64_t end) {
+    RopeRows(ctx, got.data(), positions.data(), tokens, heads, head_dim, params, begin, end);
+  });
+  EXPECT_EQ(testing::FirstBitDifference(got.data(), want.data(), static_cast<int64_t>(got.size())), -1);
+}
+
+// Inside a job the angle table must already hold the batch's positions:
+// computing it there would have two workers write it at once.
+TEST(RopeDeathTest, RowsInsideAJobNeedTheAnglesPrepared) {
+  ThreadPool pool(2);
+  ComputeContext ctx(cpu::BestKernelSet(), pool);
+  const std::vector<int32_t> positions = {0, 1, 2, 3};
+  std::vector<float> x(4 * 64, 1.0f);
+  EXPECT_DEATH(pool.ParallelFor(4, [&](int64_t begin, int64_t end) {
+                 RopeRows(ctx, x.data(), positions.data(), 4, 1, 64, RopeParams{}, begin, end);
+               }),
+               "PrepareRope");
+}
+
 TEST(RopeTest, NormalStyleRotatesAdjacentPairsByPositionTimesFrequency) {
   const int64_t heads = 2;
   const int64_t head_dim = 8;

@@ -86,7 +86,7 @@ TEST(BatchInvarianceTest, FourPromptsInTwoPrefillChunksEqualEachAloneBitForBit) 
 
 // Prompts of 150 tokens or more: run alone, and in the batch's second step
 // (four halves together), the MatMuls split the rows over the two workers,
-// each adding, norming and quantizing its own rows (kernels::PrepareRows),
+// each adding, norming and quantizing its own rows (kernels::RowStage),
 // and a worker's rows span sequences; the decode steps split the panels.
 TEST(BatchInvarianceTest, LongPromptsSplitByRowsEqualEachAloneBitForBit) {
   PAGODA_ASSERT_TEST_MODEL();

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "pagoda/base/check.h"
 #include "pagoda/kernels/compute_context.h"
 #include "pagoda/kernels/cpu/kernel_set.h"
 #include "pagoda/kernels/cpu/reference/reference.h"
@@ -60,17 +61,19 @@ void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const Mat
 }
 
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-             const PrepareRows& prepare) {
+             const RowStage& before, const RowStage& after) {
   const cpu::SimdMatMulOps* simd = ctx.kernels().simd;
+  bool after_done = false;
   if (simd != nullptr && cpu::CanShareInput(*simd, targets)) {
-    cpu::SimdMatMuls(*simd, x, m, targets, ctx, prepare);
-    return;
+    after_done = cpu::SimdMatMuls(*simd, x, m, targets, ctx, before, after);
+  } else {
+    if (before) RunOnRows(ctx, m, before);
+    for (const MatMulTarget& t : targets) MatMul(ctx, x, m, *t.w, t.y);
   }
-  if (prepare) PrepareAll(ctx, m, prepare);
-  for (const MatMulTarget& t : targets) MatMul(ctx, x, m, *t.w, t.y);
+  if (after && !after_done) RunOnRows(ctx, m, after);
 }
 
-void PrepareAll(ComputeContext& ctx, int64_t rows, const PrepareRows& prepare) { OverRows(ctx, rows, prepare); }
+void RunOnRows(ComputeContext& ctx, int64_t rows, const RowStage& ops) { OverRows(ctx, rows, ops); }
 
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out) {
   OverRows(ctx, n, [&](int64_t begin, int64_t end) {
@@ -87,11 +90,24 @@ void RmsNorm(ComputeContext& ctx, const float* x, const float* weight, int64_t r
 
 void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
           const RopeParams& params) {
-  const float* cos_sin = ctx.rope_angles().Get(positions, tokens, head_dim, params);
+  PrepareRope(ctx, positions, tokens, head_dim, params);
   OverRows(ctx, tokens, [&](int64_t begin, int64_t end) {
-    ctx.kernels().rope(x + begin * heads * head_dim, cos_sin + begin * head_dim, end - begin, heads, head_dim,
-                       params.style);
+    RopeRows(ctx, x, positions, tokens, heads, head_dim, params, begin, end);
   });
+}
+
+void PrepareRope(ComputeContext& ctx, const int32_t* positions, int64_t tokens, int64_t head_dim,
+                 const RopeParams& params) {
+  ctx.rope_angles().Get(positions, tokens, head_dim, params);
+}
+
+void RopeRows(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads,
+              int64_t head_dim, const RopeParams& params, int64_t begin, int64_t end) {
+  PAGODA_CHECK_MSG(!ThreadPool::InJob() || ctx.rope_angles().Matches(positions, tokens, head_dim, params),
+                   "RopeRows inside a pool job needs PrepareRope of the same positions first");
+  const float* cos_sin = ctx.rope_angles().Get(positions, tokens, head_dim, params);
+  ctx.kernels().rope(x + begin * heads * head_dim, cos_sin + begin * head_dim, end - begin, heads, head_dim,
+                     params.style);
 }
 
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out) {

@@ -88,22 +88,24 @@ struct MatMulTarget {
 // separate calls would quantize it and synchronize the pool once each.
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets);
 
-// Writes rows [begin, end) of an input: a norm, a residual add, an
-// activation, through this header's ops on pointers to those rows. Inside
-// a pool job those ops run on the calling thread, so it must only use ops
-// that compute each row on its own (not MatMul, Rope or attention).
-using PrepareRows = std::function<void(int64_t begin, int64_t end)>;
+// Ops on rows [begin, end) of a batch (a norm, a residual add, an
+// activation, RoPE, the KV write), through this header's ops on pointers to
+// those rows. Inside a pool job those ops run on the calling thread, so it
+// must only use ops that compute each row on its own: not MatMul or
+// attention, and RoPE only through RopeRows.
+using RowStage = std::function<void(int64_t begin, int64_t end)>;
 
-// MatMuls on an input whose rows `prepare` writes first. Where a SIMD set
-// splits the batch's rows over the workers, each worker prepares its own
-// rows in the job that quantizes and multiplies them, so they stay in its
-// core's cache and the op needs no job of its own; otherwise the rows are
-// prepared over the pool first.
+// MatMuls on an input whose rows `before` writes first, and whose outputs'
+// rows `after` takes on. Where a SIMD set splits the batch's rows over the
+// workers, each worker runs both on its own rows in the job that quantizes
+// and multiplies them, so the rows stay in its core's cache and those ops
+// need no job of their own; otherwise they run over the pool before and
+// after.
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-             const PrepareRows& prepare);
+             const RowStage& before, const RowStage& after = nullptr);
 
-// prepare over rows [0, rows), split over the pool.
-void PrepareAll(ComputeContext& ctx, int64_t rows, const PrepareRows& prepare);
+// ops over rows [0, rows), split over the pool.
+void RunOnRows(ComputeContext& ctx, int64_t rows, const RowStage& ops);
 
 // out[i] = row ids[i] of table, dequantized to f32. Ids must be in range.
 void EmbeddingLookup(ComputeContext& ctx, const MatrixView& table, const int32_t* ids, int64_t n, float* out);
@@ -135,6 +137,16 @@ struct RopeParams {
 // rotated values are scaled by attn_factor.
 void Rope(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads, int64_t head_dim,
           const RopeParams& params);
+// The angles of a batch's positions, computed into the context's table (see
+// RopeRows).
+void PrepareRope(ComputeContext& ctx, const int32_t* positions, int64_t tokens, int64_t head_dim,
+                 const RopeParams& params);
+// Rope on rows [begin, end) of a batch of `tokens` rows, for RowStage: the
+// angles come from the context's table, which inside a pool job must
+// already hold these positions (PrepareRope before the job), since two
+// workers must not write it at once.
+void RopeRows(ComputeContext& ctx, float* x, const int32_t* positions, int64_t tokens, int64_t heads,
+              int64_t head_dim, const RopeParams& params, int64_t begin, int64_t end);
 
 // out = silu(gate) * up, elementwise over n.
 void SiluMul(ComputeContext& ctx, const float* gate, const float* up, int64_t n, float* out);

@@ -18,10 +18,11 @@ class RopeAnglesCache {
   // the kept table when the positions (by value), head size and parameters
   // equal the last call's, else a new one. Valid until the next call.
   const float* Get(const int32_t* positions, int64_t tokens, int64_t head_dim, const RopeParams& params);
-
- private:
+  // Whether Get of these arguments would return the kept table (and so
+  // write nothing).
   bool Matches(const int32_t* positions, int64_t tokens, int64_t head_dim, const RopeParams& params) const;
 
+ private:
   std::vector<int32_t> positions_;
   int64_t head_dim_ = 0;
   RopeParams params_;

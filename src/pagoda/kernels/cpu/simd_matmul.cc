@@ -112,28 +112,31 @@ RowRange WorkerRows(int64_t m, int64_t workers, int64_t w) {
   return {std::min(m, tiles * w / workers * 16), std::min(m, tiles * (w + 1) / workers * 16)};
 }
 
-// prepare (where set) writes x rows [begin, end), quantize(begin, end)
+// before (where set) writes x rows [begin, end), quantize(begin, end)
 // quantizes them; run(worker, r0, r1, pb, pe) runs x rows [r0, r1) past
 // panels [pb, pe). Either split computes every output the same way, so the
-// split changes no bit.
+// split changes no bit. Returns whether the rows were split, each worker
+// then running `after` (where set) on its rows.
 template <typename Quantize, typename Run>
-void QuantizedMatMuls(ThreadPool& pool, int64_t m, int64_t panels, const PrepareRows& prepare,
+bool QuantizedMatMuls(ThreadPool& pool, int64_t m, int64_t panels, const RowStage& before, const RowStage& after,
                       const Quantize& quantize, const Run& run) {
-  auto prepare_and_quantize = [&](int64_t begin, int64_t end) {
-    if (prepare) prepare(begin, end);
+  auto before_and_quantize = [&](int64_t begin, int64_t end) {
+    if (before) before(begin, end);
     quantize(begin, end);
   };
   const int threads = pool.num_threads();
   if (threads > 1 && m >= kRowSplitRowsPerWorker * threads) {
     pool.ParallelForWorkers(threads, [&](int worker, int64_t, int64_t) {
       const RowRange rows = WorkerRows(m, threads, worker);
-      prepare_and_quantize(rows.begin, rows.end);
+      before_and_quantize(rows.begin, rows.end);
       run(worker, rows.begin, rows.end, 0, panels);
+      if (after) after(rows.begin, rows.end);
     });
-    return;
+    return true;
   }
-  pool.ParallelFor(m, prepare_and_quantize);
+  pool.ParallelFor(m, before_and_quantize);
   pool.ParallelForWorkers(panels, [&](int worker, int64_t pb, int64_t pe) { run(worker, 0, m, pb, pe); });
+  return false;
 }
 
 // Rows [r0, r1) of xq as a batch of their own.
@@ -156,30 +159,30 @@ bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targe
   return true;
 }
 
-void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-                 ComputeContext& ctx, const PrepareRows& prepare) {
+bool SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
+                 ComputeContext& ctx, const RowStage& before, const RowStage& after) {
   PAGODA_CHECK(CanShareInput(ops, targets));
-  if (m <= 0) return;
+  if (m <= 0) return false;
   ThreadPool& pool = ctx.pool();
   const PanelSpace space(targets, ops.panel_rows);
   const int64_t cols = targets[0].w->cols;
   switch (PathOf(ops, targets[0].w->dtype)) {
     case Path::kFloat:
-      if (prepare) pool.ParallelFor(m, prepare);
+      if (before) pool.ParallelFor(m, before);
       pool.ParallelFor(space.size(), [&](int64_t pb, int64_t pe) {
         space.Run(pb, pe, [&](const MatMulTarget& t, int64_t begin, int64_t end) {
           FloatPanel(ops, t.w->dtype)(x, m, *t.w, begin, end, t.y);
         });
       });
-      return;
+      return false;
     case Path::kSuperBlock: {
       // Each x row quantized to Q8_K once, then panels of weight rows as for
       // the 32-element types.
       PAGODA_CHECK_MSG(cols % kSuperBlock == 0, "MatMul: super-block rows need a multiple of 256 columns");
       const int64_t nb = cols / kSuperBlock;
       auto* xq = static_cast<BlockQ8_K*>(ctx.caller_scratch().Get(static_cast<size_t>(m * nb) * sizeof(BlockQ8_K)));
-      QuantizedMatMuls(
-          pool, m, space.size(), prepare,
+      return QuantizedMatMuls(
+          pool, m, space.size(), before, after,
           [&](int64_t begin, int64_t end) { ops.quantize_k(x, cols, begin, end, xq); },
           [&](int worker, int64_t r0, int64_t r1, int64_t pb, int64_t pe) {
             void* scratch =
@@ -188,7 +191,6 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
               ops.k(xq + r0 * nb, r1 - r0, *t.w, begin, end, scratch, t.y + r0 * t.w->rows);
             });
           });
-      return;
     }
     case Path::kQuant: {
       PAGODA_CHECK_MSG(cols % kQuantBlock == 0, "MatMul: quantized rows need a multiple of 32 columns");
@@ -202,8 +204,8 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
       xq.d = Carve<float>(cursor, m * nb);
       xq.s = Carve<float>(cursor, m * nb);
       xq.sum = Carve<int32_t>(cursor, m * nb);
-      QuantizedMatMuls(
-          pool, m, space.size(), prepare, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); },
+      return QuantizedMatMuls(
+          pool, m, space.size(), before, after, [&](int64_t begin, int64_t end) { ops.quantize(x, begin, end, xq); },
           [&](int worker, int64_t r0, int64_t r1, int64_t pb, int64_t pe) {
             void* scratch = ctx.worker_scratch(worker).Get(static_cast<size_t>(nb * ops.scratch_bytes_per_block));
             const QuantizedRows rows = RowsOf(xq, r0, r1);
@@ -211,9 +213,9 @@ void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<
               QuantPanel(ops, t.w->dtype)(rows, OwnPanelsOnly(ops, *t.w), begin, end, scratch, t.y + r0 * t.w->rows);
             });
           });
-      return;
     }
   }
+  return false;
 }
 
 void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const MatrixView& w, float* y,

@@ -95,9 +95,11 @@ void SimdMatMul(const SimdMatMulOps& ops, const float* x, int64_t m, const Matri
 bool CanShareInput(const SimdMatMulOps& ops, std::span<const MatMulTarget> targets);
 // SimdMatMul of x against each target (CanShareInput), x prepared once and
 // every target's panels split over the pool in one job; each output is
-// computed exactly as SimdMatMul would. `prepare`, where set, writes x's
-// rows first (kernels::MatMuls).
-void SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-                 ComputeContext& ctx, const PrepareRows& prepare = nullptr);
+// computed exactly as SimdMatMul would. `before`, where set, writes x's
+// rows first (kernels::MatMuls). Returns whether the rows were split over
+// the workers, in which case each also ran `after` on its rows; otherwise
+// `after` is the caller's to run.
+bool SimdMatMuls(const SimdMatMulOps& ops, const float* x, int64_t m, std::span<const MatMulTarget> targets,
+                 ComputeContext& ctx, const RowStage& before = nullptr, const RowStage& after = nullptr);
 
 }  // namespace pagoda::kernels::cpu

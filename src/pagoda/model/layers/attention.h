@@ -45,7 +45,7 @@ class SelfAttention {
   // writes first (kernels::MatMuls); writes the heads' outputs
   // [tokens][q_dim] to out.
   void Run(const Step& step, int64_t layer, const AttentionShape& shape, const AttentionWeights& w,
-           const AttentionLayer& settings, const kernels::PrepareRows& prepare_x, const float* x, float* out);
+           const AttentionLayer& settings, const kernels::RowStage& prepare_x, const float* x, float* out);
   // Backs the buffers of a step of up to `tokens` tokens (Model::ReserveActivations).
   void Reserve(int64_t tokens, const AttentionShape& shape);
 

@@ -74,7 +74,7 @@ void Decoder::Forward(const ForwardBatch& batch, std::span<const kernels::KvCach
   head_.Embed(step, x);
   if (spec_.embedding_scale != 1.0f) kernels::Scale(ctx, x, t * d, spec_.embedding_scale);
   // Each sublayer's residual add and the next one's norm run per row as
-  // the rows of that sublayer's first MatMuls (kernels::PrepareRows): on a
+  // the rows of that sublayer's first MatMuls (kernels::RowStage): on a
   // prompt, each worker adds, norms and quantizes the rows it multiplies,
   // in one job. `pending` is the FFN output x has still to take in.
   const float* pending_post_norm = nullptr;
@@ -97,7 +97,7 @@ void Decoder::Forward(const ForwardBatch& batch, std::span<const kernels::KvCach
     if (l.mlp) {
       mlp_.Run(ctx, *l.mlp, l.activation, ffn_input, n, rows, out);
     } else {
-      kernels::PrepareAll(ctx, rows, ffn_input);
+      kernels::RunOnRows(ctx, rows, ffn_input);
       moe_.Run(ctx, *l.moe, n, rows, d, out);
     }
     pending = true;

@@ -14,7 +14,7 @@ void GatedMlp::Reserve(int64_t rows, int64_t ff) {
 }
 
 void GatedMlp::Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act,
-                   const kernels::PrepareRows& prepare_x, const float* x, int64_t rows, float* out) {
+                   const kernels::RowStage& prepare_x, const float* x, int64_t rows, float* out) {
   const int64_t ff = w.gate.rows;
   float* gate = Rows(gate_, rows, ff);
   float* up = Rows(up_, rows, ff);

@@ -21,7 +21,7 @@ class GatedMlp {
  public:
   // x [rows][hidden] -> out [rows][hidden]; prepare_x (where set) writes
   // x's rows first (kernels::MatMuls).
-  void Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act, const kernels::PrepareRows& prepare_x,
+  void Run(kernels::ComputeContext& ctx, const MlpWeights& w, Activation act, const kernels::RowStage& prepare_x,
            const float* x, int64_t rows, float* out);
   // Backs the buffers of up to `rows` rows of `ff` (Model::ReserveActivations).
   void Reserve(int64_t rows, int64_t ff);
