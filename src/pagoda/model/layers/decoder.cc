@@ -76,13 +76,13 @@ void Decoder::Forward(const ForwardBatch& batch, std::span<const kernels::KvCach
   // Each sublayer's residual add and the next one's norm run per row as
   // the rows of that sublayer's first MatMuls (kernels::RowStage): on a
   // prompt, each worker adds, norms and quantizes the rows it multiplies,
-  // in one job. `pending` is the FFN output x has still to take in.
-  const float* pending_post_norm = nullptr;
-  bool pending = false;
+  // in one job. A layer's attention input takes in the layer before's FFN
+  // output; the last layer's is added after the loop.
   for (int64_t il = 0; il < c.num_layers; ++il) {
     const DecoderLayer& l = layers_[il];
-    auto attention_input = [&, add = pending, post_norm = pending_post_norm](int64_t begin, int64_t end) {
-      if (add) AddResidual(ctx, x, out, post_norm, begin, end);
+    const DecoderLayer* previous = il > 0 ? &layers_[il - 1] : nullptr;
+    auto attention_input = [&](int64_t begin, int64_t end) {
+      if (previous != nullptr) AddResidual(ctx, x, out, previous->ffn_post_norm, begin, end);
       kernels::RmsNorm(ctx, x + begin * d, l.attn_norm, end - begin, d, c.rms_norm_eps, n + begin * d);
     };
     attention_.Run(step, il, spec_.shape, l.attn, l.settings, attention_input, n, attn);
@@ -100,10 +100,8 @@ void Decoder::Forward(const ForwardBatch& batch, std::span<const kernels::KvCach
       kernels::RunOnRows(ctx, rows, ffn_input);
       moe_.Run(ctx, *l.moe, n, rows, d, out);
     }
-    pending = true;
-    pending_post_norm = l.ffn_post_norm;
   }
-  if (pending) AddResidual(ctx, x, out, pending_post_norm, 0, step.rows());
+  if (!layers_.empty()) AddResidual(ctx, x, out, layers_.back().ffn_post_norm, 0, step.rows());
   head_.Logits(step, x, c.rms_norm_eps, logits);
   if (spec_.final_softcap > 0.0f) {
     kernels::Softcap(ctx, logits, step.logit_rows() * c.vocab_size, spec_.final_softcap);
