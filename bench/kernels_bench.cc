@@ -243,6 +243,10 @@ void RegisterDecodeStack(const cpu::KernelSet* set, int threads) {
     auto target = [&](size_t i, int64_t offset) { return MatMulTarget{&weights[i].view, y.data() + offset}; };
     double bytes = 0;
     for (const Matrix& m : weights) bytes += static_cast<double>(m.bytes.size());
+    // The roofline of a decode step's MatMuls: a plain read of a working
+    // set of their size, measured here, beside them, since this VM's
+    // bandwidth for it drifts by 20% within minutes.
+    const double stream_gbs = bench::StreamReadGbs(static_cast<size_t>(bytes), threads);
     for (auto _ : state) {
       for (size_t l = 0; l < kLayers; ++l) {
         const size_t w = l * kPerLayer;
@@ -257,6 +261,8 @@ void RegisterDecodeStack(const cpu::KernelSet* set, int threads) {
       benchmark::DoNotOptimize(y.data());
     }
     state.counters["GB/s"] = benchmark::Counter(bytes * 1e-9, benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["stream_GB/s"] = stream_gbs;
+    SetShareOfPeak(state, "%stream", bytes, stream_gbs * 1e9);
   })->UseRealTime()->Unit(benchmark::kMicrosecond);
 }
 

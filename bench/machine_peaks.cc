@@ -2,7 +2,10 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <cstdint>
 #include <cstring>
 #include <thread>
@@ -145,7 +148,88 @@ double ReadGbs(const std::vector<uint64_t>& buffer, int threads) {
   return static_cast<double>(per * static_cast<size_t>(threads) * sizeof(uint64_t)) / s * 1e-9;
 }
 
+// One thread's part of a stream, `reps` times: four independent sums of
+// 64-byte loads.
+__attribute__((target("avx512f"))) float SumAvx512(const float* p, size_t floats, int reps) {
+  __m512 a = _mm512_setzero_ps(), b = a, c = a, d = a;
+  for (int r = 0; r < reps; ++r) {
+    for (size_t i = 0; i + 64 <= floats; i += 64) {
+      a = _mm512_add_ps(a, _mm512_load_ps(p + i));
+      b = _mm512_add_ps(b, _mm512_load_ps(p + i + 16));
+      c = _mm512_add_ps(c, _mm512_load_ps(p + i + 32));
+      d = _mm512_add_ps(d, _mm512_load_ps(p + i + 48));
+    }
+  }
+  alignas(64) float lanes[16];
+  _mm512_store_ps(lanes, _mm512_add_ps(_mm512_add_ps(a, b), _mm512_add_ps(c, d)));
+  float sum = 0;
+  for (float l : lanes) sum += l;
+  return sum;
+}
+
+__attribute__((target("avx2"))) float SumAvx2(const float* p, size_t floats, int reps) {
+  __m256 a = _mm256_setzero_ps(), b = a, c = a, d = a;
+  for (int r = 0; r < reps; ++r) {
+    for (size_t i = 0; i + 32 <= floats; i += 32) {
+      a = _mm256_add_ps(a, _mm256_load_ps(p + i));
+      b = _mm256_add_ps(b, _mm256_load_ps(p + i + 8));
+      c = _mm256_add_ps(c, _mm256_load_ps(p + i + 16));
+      d = _mm256_add_ps(d, _mm256_load_ps(p + i + 24));
+    }
+  }
+  alignas(32) float lanes[8];
+  _mm256_store_ps(lanes, _mm256_add_ps(_mm256_add_ps(a, b), _mm256_add_ps(c, d)));
+  float sum = 0;
+  for (float l : lanes) sum += l;
+  return sum;
+}
+
 }  // namespace
+
+double StreamReadGbs(size_t bytes, int threads) {
+  const auto parts = static_cast<size_t>(threads);
+  const size_t per = bytes / sizeof(float) / parts / 64 * 64;
+  auto* data = static_cast<float*>(std::aligned_alloc(64, per * parts * sizeof(float)));
+  std::fill(data, data + per * parts, 1.0f);
+  // Each pass reads at least 1 GiB, so that a pass lasts tens of ms.
+  const int reps = static_cast<int>(std::max<size_t>(1, (size_t{1} << 30) / (per * parts * sizeof(float))));
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  const bool avx2 = __builtin_cpu_supports("avx2");
+  auto sum = [&](const float* p, int n) {
+    if (avx512) return SumAvx512(p, per, n);
+    if (avx2) return SumAvx2(p, per, n);
+    float s = 0;
+    for (int r = 0; r < n; ++r) {
+      for (size_t i = 0; i < per; ++i) s += p[i];
+    }
+    return s;
+  };
+  for (size_t t = 0; t < parts; ++t) sum(data + per * t, 1);  // fault the pages in
+  double best = 0;
+  std::vector<float> sums(parts);
+  std::vector<double> seconds(parts);
+  for (int pass = 0; pass < 3; ++pass) {
+    std::atomic<bool> go{false};
+    std::vector<std::thread> workers;
+    for (size_t t = 0; t < parts; ++t) {
+      workers.emplace_back([&, t] {
+        while (!go.load(std::memory_order_acquire)) {
+        }
+        const auto start = Clock::now();
+        sums[t] = sum(data + per * t, reps);
+        seconds[t] = Seconds(start);
+      });
+    }
+    go.store(true, std::memory_order_release);
+    for (auto& w : workers) w.join();
+    const double slowest = *std::max_element(seconds.begin(), seconds.end());
+    best = std::max(best, static_cast<double>(per * parts * sizeof(float)) * reps / slowest * 1e-9);
+  }
+  volatile float keep = sums[0];
+  (void)keep;
+  std::free(data);
+  return best;
+}
 
 MachinePeaks MeasureMachinePeaks() {
   MachinePeaks peaks;

@@ -3,6 +3,8 @@
 // (the VMs differ between sessions: Zen 5 without AMX, Xeon with AMX).
 #pragma once
 
+#include <cstddef>
+
 namespace pagoda::bench {
 
 struct MachinePeaks {
@@ -15,5 +17,11 @@ struct MachinePeaks {
 
 // Measures each peak for about a tenth of a second.
 MachinePeaks MeasureMachinePeaks();
+
+// GB/s of `threads` threads reading disjoint parts of one buffer of `bytes`
+// with the widest loads the CPU has, the best of three passes after one
+// that faults the pages in: the bandwidth of whichever cache or memory
+// holds a working set of that size, for kernels that stream one.
+double StreamReadGbs(size_t bytes, int threads);
 
 }  // namespace pagoda::bench
