@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstdint>
-#include <cstring>
 #include <thread>
 #include <vector>
 
@@ -122,32 +121,6 @@ __attribute__((target("amx-tile,amx-int8"))) double AmxInt8Gops() {
   return 4.0 * 32768 * static_cast<double>(kTileIterations) / sec * 1e-9;
 }
 
-// Sums 64-bit words of a buffer larger than any cache, split over `threads`.
-double ReadGbs(const std::vector<uint64_t>& buffer, int threads) {
-  std::vector<uint64_t> sums(static_cast<size_t>(threads));
-  const size_t per = buffer.size() / static_cast<size_t>(threads);
-  const auto start = Clock::now();
-  std::vector<std::thread> workers;
-  for (int t = 0; t < threads; ++t) {
-    workers.emplace_back([&, t] {
-      uint64_t a = 0, b = 0, c = 0, d = 0;
-      const uint64_t* p = buffer.data() + per * static_cast<size_t>(t);
-      for (size_t i = 0; i + 4 <= per; i += 4) {
-        a += p[i];
-        b += p[i + 1];
-        c += p[i + 2];
-        d += p[i + 3];
-      }
-      sums[static_cast<size_t>(t)] = a + b + c + d;
-    });
-  }
-  for (auto& w : workers) w.join();
-  const double s = Seconds(start);
-  volatile uint64_t keep = sums[0];
-  (void)keep;
-  return static_cast<double>(per * static_cast<size_t>(threads) * sizeof(uint64_t)) / s * 1e-9;
-}
-
 // One thread's part of a stream, `reps` times: four independent sums of
 // 64-byte loads.
 __attribute__((target("avx512f"))) float SumAvx512(const float* p, size_t floats, int reps) {
@@ -240,11 +213,10 @@ MachinePeaks MeasureMachinePeaks() {
   }
   if (__builtin_cpu_supports("avx512vnni")) peaks.int8_gops_per_core = VnniGops();
   if (kernels::cpu::AmxTilesUsable()) peaks.amx_int8_gops_per_core = AmxInt8Gops();
-  std::vector<uint64_t> buffer((size_t{256} << 20) / sizeof(uint64_t), 1);
-  ReadGbs(buffer, 1);  // the first pass faults the pages in
-  peaks.dram_gbs_one_thread = ReadGbs(buffer, 1);
+  constexpr size_t kDramBytes = size_t{256} << 20;
+  peaks.dram_gbs_one_thread = StreamReadGbs(kDramBytes, 1);
   const int threads = static_cast<int>(std::thread::hardware_concurrency());
-  peaks.dram_gbs_all_threads = ReadGbs(buffer, threads > 0 ? threads : 1);
+  peaks.dram_gbs_all_threads = StreamReadGbs(kDramBytes, threads > 0 ? threads : 1);
   return peaks;
 }
 

@@ -11,7 +11,7 @@ struct MachinePeaks {
   double f32_gflops_per_core = 0;  // FMA, the widest vectors the CPU has
   double int8_gops_per_core = 0;   // VPDPBUSD (AVX-512 VNNI); 0 without it
   double amx_int8_gops_per_core = 0;  // TDPBSSD (AMX-INT8); 0 without it or its permission
-  double dram_gbs_one_thread = 0;  // streaming reads of 256 MiB
+  double dram_gbs_one_thread = 0;  // StreamReadGbs of 256 MiB
   double dram_gbs_all_threads = 0;
 };
 
