@@ -56,10 +56,6 @@ void MatMul(ComputeContext& ctx, const float* x, int64_t m, const MatrixView& w,
   ctx.kernels().matmul(ordered, m, plain, y, ctx);
 }
 
-void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets) {
-  MatMuls(ctx, x, m, targets, nullptr);
-}
-
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets,
              const RowStage& before, const RowStage& after) {
   const cpu::SimdMatMulOps* simd = ctx.kernels().simd;

@@ -82,12 +82,6 @@ struct MatMulTarget {
   float* y;  // [m][w->rows]
 };
 
-// MatMul of one input against several weights that read it (a layer's Q, K
-// and V; an MLP's gate and up), with MatMul's results. A SIMD set quantizes
-// x once and splits all the weights' panels over the pool in one job, where
-// separate calls would quantize it and synchronize the pool once each.
-void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets);
-
 // Ops on rows [begin, end) of a batch (a norm, a residual add, an
 // activation, RoPE, the KV write), through this header's ops on pointers to
 // those rows. Inside a pool job those ops run on the calling thread, so it
@@ -95,14 +89,18 @@ void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const Mat
 // attention, and RoPE only through RopeRows.
 using RowStage = std::function<void(int64_t begin, int64_t end)>;
 
-// MatMuls on an input whose rows `before` writes first, and whose outputs'
-// rows `after` takes on. Where a SIMD set splits the batch's rows over the
+// MatMul of one input against several weights that read it (a layer's Q, K
+// and V; an MLP's gate and up), with MatMul's results. A SIMD set quantizes
+// x once and splits all the weights' panels over the pool in one job, where
+// separate calls would quantize it and synchronize the pool once each.
+// `before` (where set) writes the input's rows first, and `after` takes on
+// the outputs' rows. Where a SIMD set splits the batch's rows over the
 // workers, each worker runs both on its own rows in the job that quantizes
 // and multiplies them, so the rows stay in its core's cache and those ops
 // need no job of their own; otherwise they run over the pool before and
 // after.
 void MatMuls(ComputeContext& ctx, const float* x, int64_t m, std::span<const MatMulTarget> targets,
-             const RowStage& before, const RowStage& after = nullptr);
+             const RowStage& before = nullptr, const RowStage& after = nullptr);
 
 // ops over rows [0, rows), split over the pool.
 void RunOnRows(ComputeContext& ctx, int64_t rows, const RowStage& ops);
