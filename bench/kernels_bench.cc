@@ -445,9 +445,12 @@ void RegisterAll() {
   // (the other sets read it through the reference's rows): the same shapes.
   if (const cpu::KernelSet* amx = cpu::FindSupportedKernelSet("amx")) {
     for (int threads : {1, 2}) {
+      // 144 positions: the mean context of a 16 + 256 token decode.
+      RegisterAttention(DType::kBF16, 144, 1, amx, threads);
       RegisterAttention(DType::kBF16, 512, 1, amx, threads);
       RegisterAttention(DType::kBF16, 4096, 1, amx, threads);
       RegisterBatchedDecode(DType::kBF16, 32, 144, amx, threads);
+      RegisterBatchedDecode(DType::kBF16, 1, 144, amx, threads);
       RegisterBatchedDecode(DType::kBF16, 1, 4096, amx, threads);
       RegisterAttention(DType::kBF16, 4096, 512, amx, threads);
     }
