@@ -32,6 +32,7 @@ test: build
 	@PAGODA_BIN=$(PAGODA) PAGODA_PYTHON_DIR=$(BUILD_DIR)/python .venv/bin/python -m pytest -q tests/python
 	@PAGODA_BIN=$(PAGODA) .venv/bin/python -m pytest -q tests/e2e
 	@scripts/fuzz.sh 20
+	@JOBS=$(JOBS) scripts/cuda_compile_check.sh
 
 test-sanitize: setup
 	@cmake -S . -B $(ASAN_DIR) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPAGODA_SANITIZE=ON >/dev/null

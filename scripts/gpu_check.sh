@@ -2,10 +2,11 @@
 # The GPU check of the CUDA kernels, for a machine with an NVIDIA GPU and its
 # driver, in about five minutes: nvidia-smi; the CUDA kernel tests against the
 # CPU reference; compute-sanitizer's memcheck, racecheck and initcheck on a
-# small case; the decode-attention benchmark. It runs the binaries that
-# scripts/build_cuda.sh staged in build-cuda/gpu (carried there); if they are
-# missing or cannot start, it rebuilds the kernels, the test and the benchmark
-# with that machine's nvcc (gtest from the system, else the staged copy).
+# small case; the decode-attention and GEMM benchmarks. It runs the binaries
+# that scripts/build_cuda.sh staged in build-cuda/gpu (carried there); if
+# they are missing or cannot start, it rebuilds the kernels, the test and the
+# benchmarks with that machine's nvcc (gtest from the system, else the staged
+# copy).
 # Writes a short report to $OUT/gpu_report.txt, with the full logs beside it,
 # when OUT is set; else prints the report and keeps the logs in a temporary
 # folder. Exits non-zero when a test or sanitizer fails.
@@ -20,12 +21,17 @@ report=$logs/gpu_report.txt
 stage=build-cuda/gpu
 test_bin=$stage/kernels_cuda_test
 bench_bin=$stage/pagoda_bench_cuda_paged_attention
+gemm_bin=$stage/pagoda_bench_cuda_gemm
 status=0
 : >"$report"
 note() { echo "$*" | tee -a "$report"; }
 
 nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-sanitizer)
+# cuBLAS is linked dynamically (the toolkit ships no static copy here): the
+# toolkit's libraries, wherever the loader does not already look.
+cuda_lib=$(dirname "$nvcc")/../lib64
+export LD_LIBRARY_PATH=$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # Compiles the kernels, the test and the benchmark into build-cuda/rebuilt
 # for this GPU's architecture, every source at once.
@@ -48,7 +54,7 @@ rebuild() {
   local tests=(tests/kernels/cuda/*.cc)
   rm -rf "$out" && mkdir -p "$out"
   local pids=() src
-  for src in "${kernels[@]}" "${reference[@]}" "${tests[@]}" bench/cuda_paged_attention_bench.cu; do
+  for src in "${kernels[@]}" "${reference[@]}" "${tests[@]}" bench/cuda_paged_attention_bench.cu bench/cuda_gemm_bench.cu; do
     "$nvcc" "${flags[@]}" -c "$src" -o "$out/$(echo "$src" | tr / _).o" &
     pids+=($!)
   done
@@ -60,19 +66,26 @@ rebuild() {
   for src in "${reference[@]}"; do ref_objs+=("$out/$(echo "$src" | tr / _).o"); done
   for src in "${tests[@]}"; do test_objs+=("$out/$(echo "$src" | tr / _).o"); done
   "$nvcc" "-arch=sm_$arch" "${test_objs[@]}" "${kernel_objs[@]}" "${ref_objs[@]}" \
-    "$gtest_lib/libgtest.a" "$gtest_lib/libgtest_main.a" -lpthread -o "$out/kernels_cuda_test" || return 1
+    "$gtest_lib/libgtest.a" "$gtest_lib/libgtest_main.a" "-L$cuda_lib" -lcublas -lpthread -o "$out/kernels_cuda_test" ||
+    return 1
   "$nvcc" "-arch=sm_$arch" "$out/bench_cuda_paged_attention_bench.cu.o" "${kernel_objs[@]}" \
-    "$out/src_pagoda_base_status.cc.o" "$out/src_pagoda_tensor_dtype.cc.o" -o "$out/pagoda_bench_cuda_paged_attention" ||
+    "$out/src_pagoda_base_status.cc.o" "$out/src_pagoda_tensor_dtype.cc.o" "-L$cuda_lib" -lcublas \
+    -o "$out/pagoda_bench_cuda_paged_attention" ||
+    return 1
+  "$nvcc" "-arch=sm_$arch" "$out/bench_cuda_gemm_bench.cu.o" "${kernel_objs[@]}" \
+    "$out/src_pagoda_base_status.cc.o" "$out/src_pagoda_tensor_dtype.cc.o" "-L$cuda_lib" -lcublas \
+    -o "$out/pagoda_bench_cuda_gemm" ||
     return 1
   test_bin=$out/kernels_cuda_test
   bench_bin=$out/pagoda_bench_cuda_paged_attention
+  gemm_bin=$out/pagoda_bench_cuda_gemm
 }
 
 note "Pagoda CUDA kernels: GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 nvidia-smi >"$logs/nvidia_smi.txt" 2>&1
 note "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader 2>&1 | head -1)"
 
-if [[ -x $test_bin ]] && "$test_bin" --gtest_list_tests >/dev/null 2>&1 && [[ -x $bench_bin ]]; then
+if [[ -x $test_bin ]] && "$test_bin" --gtest_list_tests >/dev/null 2>&1 && [[ -x $bench_bin ]] && [[ -x $gemm_bin ]]; then
   note "binaries: prebuilt, from $stage"
 else
   note "binaries: the prebuilt ones are missing or do not start; rebuilding with $("$nvcc" --version | tail -1)"
@@ -104,7 +117,8 @@ if ((test_rc != 0)) || grep -q '^\[  SKIPPED \]' "$logs/kernels_cuda_test.log"; 
 # The sanitizers on small cases: bad addresses, shared-memory races, reads
 # of uninitialised device memory (the split-K workspace is never cleared).
 note ""
-small='PagedDecodeAttentionTest.PaddingRowsAreZeroAndOthersUnaffected:*ReshapeAndCacheTest*'
+small='PagedDecodeAttentionTest.PaddingRowsAreZeroAndOthersUnaffected:*ReshapeAndCacheTest*:*FusedAddRmsNormTest*'
+small+=':*RopeTest*:*GatedActivationTest*:*EmbeddingGatherTest*:SampleTokensTest.*'
 if [[ -x $sanitizer ]]; then
   for tool in memcheck racecheck initcheck; do
     started=$SECONDS
@@ -126,6 +140,10 @@ note ""
 note "benchmark:"
 timeout 90 "$bench_bin" >"$logs/bench.log" 2>&1 || status=1
 tee -a "$report" <"$logs/bench.log"
+note ""
+note "GEMM benchmark:"
+timeout 60 "$gemm_bin" >"$logs/gemm_bench.log" 2>&1 || status=1
+tee -a "$report" <"$logs/gemm_bench.log"
 
 note ""
 note "overall: $( ((status == 0)) && echo PASS || echo FAIL ) in $SECONDS s (logs in $logs)"

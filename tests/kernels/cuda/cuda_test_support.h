@@ -6,7 +6,10 @@
 #include <gtest/gtest.h>
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
+
+#include "pagoda/tensor/dtype.h"
 
 namespace pagoda::kernels::cuda::testing {
 
@@ -52,5 +55,18 @@ class DeviceBuffer {
   void* ptr_ = nullptr;
   size_t bytes_;
 };
+
+// Host values as the bytes of dtype (F32, BF16 or F16, rounded to nearest
+// even), and back.
+std::vector<uint8_t> ToBytes(const std::vector<float>& values, DType dtype);
+std::vector<float> FromBytes(const std::vector<uint8_t>& bytes, DType dtype);
+// values rounded to dtype and widened again: what a kernel reading them sees.
+std::vector<float> Rounded(const std::vector<float>& values, DType dtype);
+
+// n values uniform in [lo, hi).
+std::vector<float> RandomValues(size_t n, float lo, float hi, uint32_t seed);
+
+// The largest |a[i] - b[i]| over the largest |b[i]| (1 where b is all zero).
+float RelativeError(const std::vector<float>& a, const std::vector<float>& b);
 
 }  // namespace pagoda::kernels::cuda::testing
