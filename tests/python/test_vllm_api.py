@@ -81,6 +81,16 @@ def test_engine_refusals_name_the_value(pagoda):
         pagoda.LLM(model=str(HF / "qwen2-bf16"), dtype="int3", kv_cache_memory="16MiB")
 
 
+def test_load_format_dummy_and_refused_formats(pagoda, tmp_path):
+    (tmp_path / "config.json").write_text((HF / "llama-bf16" / "config.json").read_text())
+    llm = pagoda.LLM(model=str(tmp_path), load_format="dummy", kv_cache_memory="16MiB", max_model_len=128)
+    [out] = llm.generate("abc", greedy(pagoda, 3), use_tqdm=False)
+    assert len(out.outputs[0].token_ids) == 3
+    assert len(out.prompt_token_ids) == 3  # the placeholder tokenizer: a token per byte
+    with pytest.raises(RuntimeError, match="--load-format tensorizer"):
+        pagoda.LLM(model=str(HF / "qwen2-bf16"), load_format="tensorizer", kv_cache_memory="16MiB")
+
+
 def test_gpu_memory_utilization_sizes_the_cache(pagoda):
     # A share of the available RAM for weights plus KV cache (1% is ample for this model).
     llm = pagoda.LLM(model=str(HF / "qwen2-bf16"), gpu_memory_utilization=0.01, max_model_len=128)

@@ -28,6 +28,7 @@ struct GenerateArgs {
   std::string kv_cache_dtype = "auto";
   std::string dtype = "auto";
   std::string quantization;
+  std::string load_format = "auto";
 };
 
 // An engine for one sequence of up to `total` tokens: max_model_len and
@@ -49,6 +50,7 @@ ModelLoadOptions LoadOptions(const GenerateArgs& args) {
   ModelLoadOptions options;
   options.dtype = args.dtype;
   options.quantization = args.quantization;
+  options.load_format = args.load_format;
   return options;
 }
 
@@ -131,6 +133,9 @@ void RegisterGenerate(CLI::App& app, Command& command) {
   sub->add_option("-q,--quantization", args->quantization,
                   "As serve's: the checkpoint's own method (default), or fp8 to quantize a float Hugging Face "
                   "checkpoint at load");
+  sub->add_option("--load-format", args->load_format,
+                  "As serve's: auto, safetensors, gguf, or dummy (random weights from a config.json)")
+      ->capture_default_str();
   sub->add_option("--prompt", args->prompt, "Prompt text; special-token strings are recognized")->required();
   sub->add_option("--max-tokens", args->max_tokens, "Tokens to generate at most")->capture_default_str();
   sub->add_option("--temperature", args->temperature, "0 = greedy")->capture_default_str();

@@ -44,6 +44,12 @@ void AddEngineOptions(CLI::App& sub, EngineArgs& args) {
                  "The quantization method: gguf for a GGUF file; for a Hugging Face checkpoint the method its "
                  "quantization_config names (awq, gptq, compressed-tensors, fp8), or fp8 for a float checkpoint, "
                  "quantized at load to per-tensor e4m3 as vLLM does. Default: what the model says");
+  sub.add_option("--load-format", args.load_format,
+                 "auto (a GGUF file or a Hugging Face directory, by what --model is), safetensors (a Hugging Face "
+                 "directory), gguf (a GGUF file), or dummy: random weights of the shapes a Hugging Face directory's "
+                 "config.json gives (Llama, Mistral, Qwen2, Qwen3), with its tokenizer, or a placeholder one where "
+                 "it has none. vLLM's other formats are refused")
+      ->capture_default_str();
   sub.add_option("--revision", args.revision,
                  "Branch, tag or commit of a model id (org/name) in the Hugging Face cache (default: main)");
   sub.add_option("--gpu-memory-utilization", args.gpu_memory_utilization,
@@ -98,6 +104,7 @@ StatusOr<EngineConfig> MakeEngineConfig(const std::string& model, const EngineAr
   config.dtype = args.dtype;
   config.tokenizer = args.tokenizer;
   config.quantization = args.quantization;
+  config.load_format = args.load_format;
   // config.model is the snapshot the revision named, so the engine needs no revision.
   if (args.gpu_memory_utilization) {
     if (!args.kv_cache_memory.empty()) {

@@ -17,6 +17,7 @@ struct EngineArgs {
   std::string dtype = "auto";
   std::string tokenizer;
   std::string quantization;
+  std::string load_format = "auto";
   std::string revision;
   std::optional<double> gpu_memory_utilization;
   double swap_space = 4;

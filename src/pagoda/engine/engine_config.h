@@ -40,6 +40,8 @@ struct EngineConfig {
   // vLLM's --quantization: empty takes what the checkpoint says
   // (model_files.h lists what is accepted).
   std::string quantization;
+  // vLLM's --load-format (model_files.h): auto, safetensors, gguf or dummy.
+  std::string load_format = "auto";
   // vLLM's --gpu-memory-utilization: when set, the KV cache gets this share
   // of the available memory less the weights (memory_utilization.h) instead
   // of kv_cache_memory.

@@ -113,7 +113,11 @@ StatusOr<int64_t> KvCacheMemory(const EngineConfig& config, uint64_t weight_byte
 }
 
 ModelLoadOptions ModelLoadOptionsOf(const EngineConfig& c) {
-  return {.dtype = c.dtype, .tokenizer = c.tokenizer, .quantization = c.quantization, .revision = c.revision};
+  return {.dtype = c.dtype,
+          .tokenizer = c.tokenizer,
+          .quantization = c.quantization,
+          .revision = c.revision,
+          .load_format = c.load_format};
 }
 
 // vLLM's default: with concurrent partial prefills and no threshold, more

@@ -2,14 +2,17 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <filesystem>
+#include <string_view>
 
 #include "pagoda/engine/hf_cache.h"
 #include "pagoda/engine/hub_download.h"
 #include "pagoda/model/hf/hf_checkpoint.h"
 #include "pagoda/tokenizer/gguf_tokenizer_loader.h"
 #include "pagoda/tokenizer/hf_tokenizer_loader.h"
+#include "pagoda/tokenizer/placeholder_tokenizer.h"
 
 namespace pagoda {
 
@@ -45,13 +48,50 @@ StatusOr<std::string> LocateModel(const std::string& path_or_id, const std::stri
 
 namespace {
 
+// vLLM's --load-format values that read a format Pagoda does not.
+constexpr std::string_view kOtherLoadFormats[] = {"pt",        "npcache",      "tensorizer",     "sharded_state",
+                                                  "bitsandbytes", "mistral",    "runai_streamer", "fastsafetensors"};
+
+Status CheckLoadFormat(const std::string& format, bool hf_directory) {
+  if (format == "auto" || (format == "safetensors" && hf_directory) || (format == "gguf" && !hf_directory) ||
+      (format == "dummy" && hf_directory)) {
+    return Status::Ok();
+  }
+  if (format == "safetensors" || format == "dummy") {
+    return InvalidArgumentError("--load-format " + format + " reads a Hugging Face directory (config.json)");
+  }
+  if (format == "gguf") return InvalidArgumentError("--load-format gguf reads a GGUF file, not a directory");
+  if (std::find(std::begin(kOtherLoadFormats), std::end(kOtherLoadFormats), format) != std::end(kOtherLoadFormats)) {
+    return UnimplementedError("--load-format " + format + " is not supported: Pagoda reads auto, safetensors, gguf "
+                              "and dummy");
+  }
+  return InvalidArgumentError("--load-format '" + format + "' is not one of auto, safetensors, gguf, dummy");
+}
+
+// The directory's tokenizer, or for random weights without one a
+// placeholder of the model's vocabulary.
+StatusOr<std::unique_ptr<tokenizer::Tokenizer>> HfTokenizer(const LoadedModel& loaded, bool random_weights) {
+  if (random_weights && !std::filesystem::exists(std::filesystem::path(loaded.path) / "tokenizer.json")) {
+    // token_embd.weight is [vocab][hidden], GGML's shape {hidden, vocab}.
+    const gguf::TensorInfo* embeddings = loaded.file->FindTensor("token_embd.weight");
+    if (embeddings == nullptr || embeddings->shape.size() != 2) {
+      return InternalError("the random weights have no embedding table");
+    }
+    return tokenizer::PlaceholderTokenizer(embeddings->shape[1]);
+  }
+  return tokenizer::LoadTokenizerFromHf(loaded.path);
+}
+
 Status OpenHf(LoadedModel& loaded, const ModelLoadOptions& options) {
   PAGODA_ASSIGN_OR_RETURN(const hf::WeightDtype dtype, hf::ParseWeightDtype(options.dtype));
+  const bool random_weights = options.load_format == "dummy";
   PAGODA_ASSIGN_OR_RETURN(hf::HfCheckpoint checkpoint,
-                          hf::OpenHfCheckpoint(loaded.path, {.dtype = dtype, .quantization = options.quantization}));
+                          hf::OpenHfCheckpoint(loaded.path, {.dtype = dtype,
+                                                             .quantization = options.quantization,
+                                                             .random_weights = random_weights}));
   loaded.file = std::move(checkpoint.file);
   loaded.description = "Hugging Face checkpoint: " + checkpoint.description;
-  PAGODA_ASSIGN_OR_RETURN(loaded.tokenizer, tokenizer::LoadTokenizerFromHf(loaded.path));
+  PAGODA_ASSIGN_OR_RETURN(loaded.tokenizer, HfTokenizer(loaded, random_weights));
   PAGODA_ASSIGN_OR_RETURN(loaded.chat_template, tokenizer::ChatTemplateFromHf(loaded.path));
   PAGODA_ASSIGN_OR_RETURN(loaded.generation_config, hf::ReadGenerationConfig(loaded.path));
   return Status::Ok();
@@ -96,7 +136,9 @@ Status ReplaceTokenizer(LoadedModel& loaded, const std::string& path) {
 StatusOr<LoadedModel> LoadModelFiles(const std::string& path, bool with_weights, const ModelLoadOptions& options) {
   LoadedModel loaded;
   PAGODA_ASSIGN_OR_RETURN(loaded.path, LocateModel(ResolveModelPath(path), options.revision));
-  PAGODA_RETURN_IF_ERROR(hf::IsHfDirectory(loaded.path) ? OpenHf(loaded, options) : OpenGguf(loaded, options));
+  const bool hf_directory = hf::IsHfDirectory(loaded.path);
+  PAGODA_RETURN_IF_ERROR(CheckLoadFormat(options.load_format, hf_directory));
+  PAGODA_RETURN_IF_ERROR(hf_directory ? OpenHf(loaded, options) : OpenGguf(loaded, options));
   if (!options.tokenizer.empty()) PAGODA_RETURN_IF_ERROR(ReplaceTokenizer(loaded, options.tokenizer));
   if (with_weights) {
     PAGODA_ASSIGN_OR_RETURN(loaded.model, LoadModel(loaded.file));

@@ -40,6 +40,13 @@ struct ModelLoadOptions {
   std::string quantization;
   // vLLM's --revision, for a model id: see hf_cache.h.
   std::string revision;
+  // vLLM's --load-format: auto (a GGUF file or a Hugging Face directory, by
+  // what the path is), safetensors (a Hugging Face directory), gguf (a GGUF
+  // file) or dummy (a Hugging Face directory's config.json with random
+  // weights, hf/dummy_weights.h; its tokenizer where it has one, else a
+  // placeholder of the config's vocabulary, tokenizer/placeholder_tokenizer.h).
+  // vLLM's other formats are refused by name.
+  std::string load_format = "auto";
 };
 
 struct LoadedModel {

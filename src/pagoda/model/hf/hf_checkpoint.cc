@@ -10,10 +10,12 @@
 #include <set>
 #include <vector>
 
+#include "pagoda/base/check.h"
 #include "pagoda/formats/mapped_file/mapped_file.h"
 #include "pagoda/formats/safetensors/safetensors_checkpoint.h"
 #include "pagoda/model/hf/config_reader.h"
 #include "pagoda/model/hf/config_translation.h"
+#include "pagoda/model/hf/dummy_weights.h"
 #include "pagoda/model/hf/quantized_weights.h"
 #include "pagoda/model/hf/tensor_names.h"
 #include "pagoda/model/hf/weight_conversion.h"
@@ -215,6 +217,38 @@ StatusOr<std::set<std::string>> AddQuantizedLayers(const safetensors::Safetensor
   return used;
 }
 
+// --load-format dummy: the config's tensors with random values, through the
+// same view as a checkpoint's. Matrices are made in the weight dtype and
+// vectors in F32, so nothing is converted.
+StatusOr<HfCheckpoint> OpenWithRandomWeights(const nlohmann::json& config, ConfigTranslation& t,
+                                             const HfOpenOptions& options) {
+  if (!options.quantization.empty()) {
+    return InvalidArgumentError("--quantization " + options.quantization +
+                                " cannot be used with --load-format dummy, whose weights are random floats");
+  }
+  if (config.contains("quantization_config") && !config["quantization_config"].is_null()) {
+    return UnimplementedError("--load-format dummy makes float weights; config.json names a quantization_config");
+  }
+  PAGODA_ASSIGN_OR_RETURN(const std::vector<DummyTensorShape> shapes, DummyTensorShapes(config));
+  auto storage = std::make_shared<Storage>();
+  const DType weight_dtype = ResolveWeightDtype(options.dtype, StoredDtype(config, DType::kBF16));
+  ViewBuilder view(t, weight_dtype, /*fp8_at_load=*/false, *storage);
+  for (const DummyTensorShape& shape : shapes) {
+    const std::optional<std::string> gguf_name = GgufTensorName(shape.name, t.family);
+    PAGODA_CHECK_MSG(gguf_name.has_value(), "a dummy tensor without a GGUF name");
+    std::vector<uint8_t>& bytes = storage->buffers.emplace_back();
+    const DType dtype = shape.shape.size() == 2 ? weight_dtype : DType::kF32;
+    PAGODA_RETURN_IF_ERROR(view.Add(DummyTensor(shape, dtype, bytes), *gguf_name));
+  }
+  for (const auto& [gguf_name, values] : t.computed_tensors) view.AddComputed(gguf_name, values);
+  HfCheckpoint result;
+  result.description = fmt::format("{} as '{}', {} matrices of random values (--load-format dummy)",
+                                   t.hf_architecture, t.gguf_architecture, DTypeName(weight_dtype));
+  PAGODA_ASSIGN_OR_RETURN(result.file,
+                          gguf::GgufFile::FromTables(std::move(t.metadata), std::move(view.tensors()), storage));
+  return result;
+}
+
 }  // namespace
 
 StatusOr<WeightDtype> ParseWeightDtype(std::string_view name) {
@@ -240,6 +274,7 @@ StatusOr<HfCheckpoint> OpenHfCheckpoint(const std::string& directory, const HfOp
     return Status(translated.status().code(), "'" + config_path + "': " + translated.status().message());
   }
   ConfigTranslation& t = *translated;
+  if (options.random_weights) return OpenWithRandomWeights(config, t, options);
 
   auto storage = std::make_shared<Storage>();
   PAGODA_ASSIGN_OR_RETURN(storage->checkpoint, safetensors::SafetensorsCheckpoint::Open(directory));

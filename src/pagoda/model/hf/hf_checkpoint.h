@@ -31,6 +31,10 @@ struct HfOpenOptions {
   // vLLM's --quantization: empty takes what config.json's
   // quantization_config says; otherwise it must name that method.
   std::string quantization = {};
+  // vLLM's --load-format dummy: random weights of config.json's shapes
+  // (dummy_weights.h) instead of the directory's safetensors, which need not
+  // exist.
+  bool random_weights = false;
 };
 
 struct HfCheckpoint {
