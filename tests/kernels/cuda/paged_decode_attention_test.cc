@@ -11,10 +11,12 @@
 #include <cstdio>
 #include <random>
 #include <string>
+#include <tuple>
 #include <vector>
 
 #include "cuda_test_support.h"
 #include "decode_problem.h"
+#include "pagoda/kernels/cpu/reference/reference.h"
 #include "pagoda/tensor/half.h"
 
 namespace pagoda::kernels::cuda {
@@ -146,6 +148,41 @@ TEST_F(PagedDecodeAttentionTest, OutputOfASequenceDoesNotDependOnTheBatch) {
     ASSERT_EQ(alone_out.size(), static_cast<size_t>(width));
     for (int64_t i = 0; i < width; ++i) {
       ASSERT_EQ(BitsFromF32(alone_out[i]), BitsFromF32(full_out[9 * width + i])) << DTypeName(dtype) << " element " << i;
+    }
+  }
+}
+
+// A prompt chunk's attention as decode rows: the chunk's last T rows of one
+// sequence of length L, each run as a row of its own whose context ends at
+// its position, all on the sequence's block table. This is how the CUDA
+// runner attends a prefill chunk (cached prefix and chunk alike through the
+// table); the reference computes the T rows as one causal prefill.
+TEST_F(PagedDecodeAttentionTest, PrefillRowsAsDecodeRowsMatchTheReferencesPrefill) {
+  for (DType dtype : {DType::kF32, DType::kBF16}) {
+    for (const auto& [length, rows, softcap] : {std::tuple{37, 37, 0.0f}, std::tuple{300, 40, 0.0f},
+                                                 std::tuple{1500, 64, 30.0f}}) {
+      const DecodeCase whole{dtype, 2, 4, 128, 16, {length}, {.scale = 0.1f, .softcap = softcap}, 700};
+      const DecodeProblem sequence = testing::MakeDecodeProblem(whole);
+      DecodeProblem expanded = sequence;
+      expanded.c.seq_lens.clear();
+      expanded.block_tables.clear();
+      for (int32_t r = 0; r < rows; ++r) {
+        expanded.c.seq_lens.push_back(length - rows + r + 1);
+        expanded.block_tables.insert(expanded.block_tables.end(), sequence.block_tables.begin(),
+                                     sequence.block_tables.end());
+      }
+      const int64_t width = sequence.num_heads * whole.head_dim;
+      expanded.q = testing::Rounded(testing::RandomValues(static_cast<size_t>(rows * width), -1.0f, 1.0f, 701), dtype);
+      const std::vector<float> gpu = testing::GpuOutput(expanded);
+
+      std::vector<float> reference(static_cast<size_t>(rows * width));
+      const KvCacheLayer cache{DType::kF32, const_cast<float*>(sequence.k.data()), const_cast<float*>(sequence.v.data()),
+                               sequence.num_blocks, whole.block_size, whole.num_kv_heads, whole.head_dim};
+      const int32_t query_start_loc[2] = {0, rows};
+      const AttentionBatch prefill{1, query_start_loc, &length, sequence.block_tables.data(), sequence.max_blocks_per_seq};
+      reference::PagedAttention(expanded.q.data(), sequence.num_heads, cache, prefill, whole.params, reference.data());
+      SCOPED_TRACE(testing::Describe(whole) + " rows " + std::to_string(rows));
+      EXPECT_TRUE(testing::OutputsClose(expanded, gpu, reference, Tolerance(dtype)));
     }
   }
 }

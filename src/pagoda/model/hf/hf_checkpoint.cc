@@ -2,12 +2,15 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <deque>
 #include <filesystem>
 #include <map>
 #include <optional>
 #include <set>
+#include <thread>
 #include <vector>
 
 #include "pagoda/base/check.h"
@@ -232,13 +235,27 @@ StatusOr<HfCheckpoint> OpenWithRandomWeights(const nlohmann::json& config, Confi
   PAGODA_ASSIGN_OR_RETURN(const std::vector<DummyTensorShape> shapes, DummyTensorShapes(config));
   auto storage = std::make_shared<Storage>();
   const DType weight_dtype = ResolveWeightDtype(options.dtype, StoredDtype(config, DType::kBF16));
+  // Made on every core (8 billion values take one thread tens of seconds):
+  // each tensor's values depend on its name alone, so the order of making
+  // changes nothing. Then added in order.
+  std::vector<std::vector<uint8_t>*> bytes;
+  for (size_t i = 0; i < shapes.size(); ++i) bytes.push_back(&storage->buffers.emplace_back());
+  std::vector<safetensors::SafetensorsTensor> made(shapes.size());
+  std::atomic<size_t> next{0};
+  auto make = [&] {
+    for (size_t i = next++; i < shapes.size(); i = next++) {
+      made[i] = DummyTensor(shapes[i], shapes[i].shape.size() == 2 ? weight_dtype : DType::kF32, *bytes[i]);
+    }
+  };
+  std::vector<std::thread> makers;
+  for (unsigned i = 1; i < std::max(1u, std::thread::hardware_concurrency()); ++i) makers.emplace_back(make);
+  make();
+  for (std::thread& maker : makers) maker.join();
   ViewBuilder view(t, weight_dtype, /*fp8_at_load=*/false, *storage);
-  for (const DummyTensorShape& shape : shapes) {
-    const std::optional<std::string> gguf_name = GgufTensorName(shape.name, t.family);
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    const std::optional<std::string> gguf_name = GgufTensorName(shapes[i].name, t.family);
     PAGODA_CHECK_MSG(gguf_name.has_value(), "a dummy tensor without a GGUF name");
-    std::vector<uint8_t>& bytes = storage->buffers.emplace_back();
-    const DType dtype = shape.shape.size() == 2 ? weight_dtype : DType::kF32;
-    PAGODA_RETURN_IF_ERROR(view.Add(DummyTensor(shape, dtype, bytes), *gguf_name));
+    PAGODA_RETURN_IF_ERROR(view.Add(made[i], *gguf_name));
   }
   for (const auto& [gguf_name, values] : t.computed_tensors) view.AddComputed(gguf_name, values);
   HfCheckpoint result;
