@@ -14,6 +14,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
+ModelLoadOptions WithLoadFormat(const std::string& format) {
+  ModelLoadOptions options;
+  options.load_format = format;
+  return options;
+}
+
 fs::path HfFixture(const std::string& name) { return fs::path(PAGODA_FIXTURES_DIR) / "hf_models" / name; }
 
 // A directory with some of a fixture checkpoint's files.
@@ -34,7 +40,7 @@ class PartialCopy {
 
 TEST(ModelFilesTest, DummyWithoutATokenizerGetsAPlaceholderOfTheModelsVocabulary) {
   const PartialCopy dir("llama-bf16", {"config.json"});
-  auto loaded = LoadModelFiles(dir.path(), /*with_weights=*/true, {.load_format = "dummy"});
+  auto loaded = LoadModelFiles(dir.path(), /*with_weights=*/true, WithLoadFormat("dummy"));
   ASSERT_TRUE(loaded.ok()) << loaded.status().ToString();
   ASSERT_NE(loaded->model, nullptr);
   EXPECT_EQ(loaded->tokenizer->vocab_size(), loaded->model->config().vocab_size);
@@ -44,7 +50,7 @@ TEST(ModelFilesTest, DummyWithoutATokenizerGetsAPlaceholderOfTheModelsVocabulary
 
 TEST(ModelFilesTest, DummyKeepsTheDirectorysTokenizer) {
   const PartialCopy dir("qwen3-bf16", {"config.json", "tokenizer.json", "tokenizer_config.json"});
-  auto dummy = LoadModelFiles(dir.path(), /*with_weights=*/false, {.load_format = "dummy"});
+  auto dummy = LoadModelFiles(dir.path(), /*with_weights=*/false, WithLoadFormat("dummy"));
   ASSERT_TRUE(dummy.ok()) << dummy.status().ToString();
   auto real = LoadModelFiles(HfFixture("qwen3-bf16").string(), /*with_weights=*/false);
   ASSERT_TRUE(real.ok()) << real.status().ToString();
@@ -54,19 +60,19 @@ TEST(ModelFilesTest, DummyKeepsTheDirectorysTokenizer) {
 
 TEST(ModelFilesTest, RefusesFormatsByName) {
   const std::string dir = HfFixture("llama-bf16").string();
-  auto pt = LoadModelFiles(dir, false, {.load_format = "pt"});
+  auto pt = LoadModelFiles(dir, false, WithLoadFormat("pt"));
   EXPECT_EQ(pt.status().code(), StatusCode::kUnimplemented);
   EXPECT_NE(pt.status().message().find("--load-format pt"), std::string::npos) << pt.status().message();
-  auto gguf = LoadModelFiles(dir, false, {.load_format = "gguf"});
+  auto gguf = LoadModelFiles(dir, false, WithLoadFormat("gguf"));
   EXPECT_EQ(gguf.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(gguf.status().message().find("--load-format gguf"), std::string::npos);
-  auto unknown = LoadModelFiles(dir, false, {.load_format = "weights"});
+  auto unknown = LoadModelFiles(dir, false, WithLoadFormat("weights"));
   EXPECT_NE(unknown.status().message().find("'weights'"), std::string::npos);
-  EXPECT_TRUE(LoadModelFiles(dir, false, {.load_format = "safetensors"}).ok());
+  EXPECT_TRUE(LoadModelFiles(dir, false, WithLoadFormat("safetensors")).ok());
   const std::string file = (fs::path(PAGODA_FIXTURES_DIR) / "tiny_models" / "llama" / "model-f16.gguf").string();
-  auto dummy_of_gguf = LoadModelFiles(file, false, {.load_format = "dummy"});
+  auto dummy_of_gguf = LoadModelFiles(file, false, WithLoadFormat("dummy"));
   EXPECT_EQ(dummy_of_gguf.status().code(), StatusCode::kInvalidArgument);
-  EXPECT_TRUE(LoadModelFiles(file, false, {.load_format = "gguf"}).ok());
+  EXPECT_TRUE(LoadModelFiles(file, false, WithLoadFormat("gguf")).ok());
 }
 
 }  // namespace
