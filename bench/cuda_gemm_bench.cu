@@ -13,33 +13,23 @@
 #include <cstdlib>
 #include <vector>
 
+#include "cuda_bench_util.cuh"
 #include "pagoda/kernels/cuda/gemm.cuh"
 
 namespace {
 
 using pagoda::DType;
+using pagoda::bench::Check;
 using pagoda::kernels::cuda::CublasHandle;
 using pagoda::kernels::cuda::Gemm;
 
 constexpr int kWarmups = 3, kRuns = 20;
 
-void Check(cudaError_t error, const char* what) {
-  if (error == cudaSuccess) return;
-  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(error));
-  std::exit(1);
-}
-
-void Check(const pagoda::Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "%s\n", status.ToString().c_str());
-  std::exit(1);
-}
-
 struct Buffer {
   void* ptr = nullptr;
   explicit Buffer(size_t bytes) {
     Check(cudaMalloc(&ptr, bytes), "cudaMalloc");
-    // Small values: bf16 0x3c00 is 0.0078125, so sums stay finite.
+    // Small values (bf16 0x3c3c is about 0.0115), so sums stay finite.
     Check(cudaMemset(ptr, 0x3c, bytes), "cudaMemset");
   }
   ~Buffer() { cudaFree(ptr); }
@@ -47,30 +37,9 @@ struct Buffer {
   Buffer& operator=(const Buffer&) = delete;
 };
 
-// Milliseconds per call of fn, the mean of kRuns after kWarmups.
 template <typename Fn>
 float TimePerCall(Fn fn) {
-  cudaEvent_t start, stop;
-  Check(cudaEventCreate(&start), "cudaEventCreate");
-  Check(cudaEventCreate(&stop), "cudaEventCreate");
-  for (int i = 0; i < kWarmups; ++i) fn();
-  Check(cudaEventRecord(start), "cudaEventRecord");
-  for (int i = 0; i < kRuns; ++i) fn();
-  Check(cudaEventRecord(stop), "cudaEventRecord");
-  Check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float ms = 0;
-  Check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms / kRuns;
-}
-
-// Bytes read plus bytes written per second by cudaMemcpy device to device.
-double CopyBandwidth() {
-  const size_t bytes = size_t{1} << 30;
-  Buffer a(bytes), b(bytes);
-  const float ms = TimePerCall([&] { Check(cudaMemcpy(b.ptr, a.ptr, bytes, cudaMemcpyDeviceToDevice), "copy"); });
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
+  return pagoda::bench::TimeMs(kWarmups, kRuns, fn);
 }
 
 struct Shape {
@@ -86,7 +55,7 @@ int main() {
   std::printf("GPU: %s\n", prop.name);
   auto cublas = CublasHandle::Create(nullptr);
   Check(cublas.status());
-  const double copy = CopyBandwidth();
+  const double copy = pagoda::bench::CopyBytesPerSecond(kWarmups, kRuns);
   std::printf("device-to-device copy: %.0f GB/s (read + write)\n", copy * 1e-9);
 
   auto run = [&](const Shape& s) {

@@ -22,6 +22,7 @@
 #include <string>
 #include <vector>
 
+#include "cuda_bench_util.cuh"
 #include "cuda_paged_attention_baseline.cuh"
 #include "pagoda/kernels/cuda/paged_decode_attention.cuh"
 #include "pagoda/tensor/half.h"
@@ -29,6 +30,7 @@
 namespace {
 
 using pagoda::DType;
+using pagoda::bench::Check;
 using pagoda::Status;
 using pagoda::kernels::AttentionParams;
 using pagoda::kernels::KvCacheLayer;
@@ -39,18 +41,6 @@ using pagoda::kernels::cuda::PlanPagedDecodeAttention;
 
 constexpr int64_t kHeads = 32, kKvHeads = 8, kHeadDim = 128, kBlockSize = 16;
 constexpr int kWarmups = 5, kRuns = 50;
-
-void Check(cudaError_t error, const char* what) {
-  if (error == cudaSuccess) return;
-  std::fprintf(stderr, "%s: %s\n", what, cudaGetErrorString(error));
-  std::exit(1);
-}
-
-void Check(const Status& status) {
-  if (status.ok()) return;
-  std::fprintf(stderr, "%s\n", status.ToString().c_str());
-  std::exit(1);
-}
 
 // Device memory for the length of a case.
 struct Buffer {
@@ -80,32 +70,7 @@ void Fill(void* x, size_t n, uint32_t seed) {
   Check(cudaGetLastError(), "fill");
 }
 
-// Mean milliseconds of kRuns calls of `run` after kWarmups.
-template <typename Run>
-float TimeMs(Run run) {
-  for (int i = 0; i < kWarmups; ++i) run();
-  cudaEvent_t start, stop;
-  Check(cudaEventCreate(&start), "cudaEventCreate");
-  Check(cudaEventCreate(&stop), "cudaEventCreate");
-  Check(cudaEventRecord(start), "cudaEventRecord");
-  for (int i = 0; i < kRuns; ++i) run();
-  Check(cudaEventRecord(stop), "cudaEventRecord");
-  Check(cudaEventSynchronize(stop), "cudaEventSynchronize");
-  float ms = 0.0f;
-  Check(cudaEventElapsedTime(&ms, start, stop), "cudaEventElapsedTime");
-  cudaEventDestroy(start);
-  cudaEventDestroy(stop);
-  return ms / kRuns;
-}
-
-// Device-to-device copy of 1 GiB: bytes read plus written per second.
-double CopyBytesPerSecond() {
-  const size_t bytes = size_t{1} << 30;
-  Buffer src(bytes), dst(bytes);
-  Check(cudaMemset(src.ptr, 1, bytes), "cudaMemset");
-  const float ms = TimeMs([&] { Check(cudaMemcpyAsync(dst.ptr, src.ptr, bytes, cudaMemcpyDeviceToDevice), "copy"); });
-  return 2.0 * static_cast<double>(bytes) / (ms * 1e-3);
-}
+float TimeMs(const auto& run) { return pagoda::bench::TimeMs(kWarmups, kRuns, run); }
 
 // Block tables giving every sequence ctx / kBlockSize blocks, all of the
 // arena's blocks in a random order.
@@ -217,7 +182,7 @@ int main(int argc, char** argv) {
   }
   cudaDeviceProp prop;
   Check(cudaGetDeviceProperties(&prop, 0), "cudaGetDeviceProperties");
-  const double copy = CopyBytesPerSecond();
+  const double copy = pagoda::bench::CopyBytesPerSecond(kWarmups, kRuns);
   std::printf("%s, %d SMs; device-to-device copy of 1 GiB: %.0f GB/s (read + write)\n", prop.name,
               prop.multiProcessorCount, copy * 1e-9);
   for (auto [batch, context] :

@@ -61,6 +61,8 @@ std::vector<float> Rounded(const std::vector<float>& values, DType dtype) {
   return FromBytes(ToBytes(values, dtype), dtype);
 }
 
+float ElementTolerance(DType dtype) { return dtype == DType::kF32 ? 1e-5f : dtype == DType::kBF16 ? 1e-2f : 2e-3f; }
+
 std::vector<float> RandomValues(size_t n, float lo, float hi, uint32_t seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(lo, hi);

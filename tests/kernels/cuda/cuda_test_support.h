@@ -63,6 +63,11 @@ std::vector<float> FromBytes(const std::vector<uint8_t>& bytes, DType dtype);
 // values rounded to dtype and widened again: what a kernel reading them sees.
 std::vector<float> Rounded(const std::vector<float>& values, DType dtype);
 
+// The tolerance of an op's output in dtype, relative to its largest
+// reference value: 1e-5 for F32 (the same sums in another order), 1e-2 for
+// BF16 and 2e-3 for F16 (the output's rounding).
+float ElementTolerance(DType dtype);
+
 // n values uniform in [lo, hi).
 std::vector<float> RandomValues(size_t n, float lo, float hi, uint32_t seed);
 

@@ -15,8 +15,6 @@ namespace {
 
 using testing::DeviceBuffer;
 
-float Tolerance(DType dtype) { return dtype == DType::kF32 ? 1e-5f : dtype == DType::kBF16 ? 1e-2f : 2e-3f; }
-
 struct ActivationCase {
   GatedActivationKind kind;
   DType in;
@@ -48,7 +46,7 @@ TEST_P(GatedActivationTest, MatchesTheReference) {
     }
   }
   const std::vector<float> gpu = testing::FromBytes(out_dev.ToHost<uint8_t>(), c.out);
-  EXPECT_LE(testing::RelativeError(gpu, expected), Tolerance(c.out));
+  EXPECT_LE(testing::RelativeError(gpu, expected), testing::ElementTolerance(c.out));
 }
 
 INSTANTIATE_TEST_SUITE_P(

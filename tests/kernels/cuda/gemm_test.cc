@@ -15,8 +15,6 @@ namespace {
 
 using testing::DeviceBuffer;
 
-float Tolerance(DType out) { return out == DType::kF32 ? 1e-5f : out == DType::kBF16 ? 1e-2f : 2e-3f; }
-
 std::vector<float> ReferenceProduct(const std::vector<float>& x, const std::vector<float>& w, int64_t m, int64_t k,
                                     int64_t n) {
   std::vector<float> y(static_cast<size_t>(m * n));
@@ -50,7 +48,7 @@ TEST_P(GemmTest, MatchesSumsInDouble) {
   ASSERT_TRUE(status.ok()) << status.ToString();
   testing::CudaCheck(cudaDeviceSynchronize(), "Gemm");
   const std::vector<float> y = testing::FromBytes(y_dev.ToHost<uint8_t>(), c.out);
-  EXPECT_LE(testing::RelativeError(y, ReferenceProduct(x, w, c.m, c.k, c.n)), Tolerance(c.out));
+  EXPECT_LE(testing::RelativeError(y, ReferenceProduct(x, w, c.m, c.k, c.n)), testing::ElementTolerance(c.out));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, GemmTest,

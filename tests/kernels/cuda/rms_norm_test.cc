@@ -16,8 +16,6 @@ namespace {
 
 using testing::DeviceBuffer;
 
-float Tolerance(DType out) { return out == DType::kF32 ? 1e-5f : out == DType::kBF16 ? 1e-2f : 2e-3f; }
-
 struct NormCase {
   DType add_dtype;  // kI32: no add
   DType out_dtype;
@@ -52,7 +50,7 @@ TEST_P(FusedAddRmsNormTest, MatchesTheResidualAddThenTheReferenceNorm) {
   // The residual stream in f32, exactly the sum; the output within rounding.
   EXPECT_EQ(x_dev.ToHost<float>(), x);
   const std::vector<float> out = testing::FromBytes(out_dev.ToHost<uint8_t>(), c.out_dtype);
-  EXPECT_LE(testing::RelativeError(out, expected), Tolerance(c.out_dtype));
+  EXPECT_LE(testing::RelativeError(out, expected), testing::ElementTolerance(c.out_dtype));
 }
 
 INSTANTIATE_TEST_SUITE_P(

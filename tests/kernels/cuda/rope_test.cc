@@ -16,8 +16,6 @@ namespace {
 
 using testing::DeviceBuffer;
 
-float Tolerance(DType dtype) { return dtype == DType::kF32 ? 1e-5f : dtype == DType::kBF16 ? 1e-2f : 2e-3f; }
-
 struct RopeCase {
   DType dtype;
   RopeStyle style;
@@ -47,7 +45,7 @@ TEST_P(RopeTest, MatchesTheReference) {
   params.freq_factors = c.freq_factors ? factors.data() : nullptr;
   reference::Rope(x.data(), positions.data(), tokens, c.heads, c.head_dim, params);
   const std::vector<float> gpu = testing::FromBytes(x_dev.ToHost<uint8_t>(), c.dtype);
-  EXPECT_LE(testing::RelativeError(gpu, x), Tolerance(c.dtype));
+  EXPECT_LE(testing::RelativeError(gpu, x), testing::ElementTolerance(c.dtype));
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, RopeTest,

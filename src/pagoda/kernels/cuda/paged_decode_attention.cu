@@ -5,6 +5,7 @@
 #include <cstdint>
 
 #include "pagoda/kernels/cuda/cuda_status.h"
+#include "pagoda/kernels/cuda/element.cuh"
 #include "pagoda/kernels/cuda/ptx.cuh"
 #include "pagoda/kernels/cuda/warp_reduce.cuh"
 
@@ -134,13 +135,6 @@ __device__ __forceinline__ void Widen16<__nv_bfloat16>(const uint4& raw, float* 
     out[2 * i + 1] = __uint_as_float(words[i] & 0xffff0000u);
   }
 }
-
-template <typename T>
-__device__ __forceinline__ T Narrow(float x);
-template <>
-__device__ __forceinline__ float Narrow<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __nv_bfloat16 Narrow<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
 // 2^(x - reference), reference the running maximum, or 0 while that is
 // still -inf (no position seen): then x is -inf too and the result 0.
@@ -410,7 +404,7 @@ __device__ void WriteResult(const DecodeArgs& a, const Work& w, int64_t partitio
     }
     const int64_t head_row = w.seq * a.num_heads + w.head0 + h;
     if (only_partition) {
-      static_cast<T*>(a.out)[head_row * kHeadDim + d] = Narrow<T>(total / sum);
+      static_cast<T*>(a.out)[head_row * kHeadDim + d] = FromFloat<T>(total / sum);
     } else {
       const int64_t part_row = head_row * a.num_partitions + partition;
       a.partial_out[part_row * kHeadDim + d] = total;
@@ -440,7 +434,7 @@ __global__ void __launch_bounds__(kThreads) PagedDecodeKernel(const DecodeArgs a
   if (span.last_partition < span.first_partition) {  // a padding row: zeros
     if (partition == 0) {
       for (int i = threadIdx.x; i < kHeads * kHeadDim; i += kThreads) {
-        static_cast<T*>(a.out)[(w.seq * a.num_heads + w.head0) * kHeadDim + i] = Narrow<T>(0.0f);
+        static_cast<T*>(a.out)[(w.seq * a.num_heads + w.head0) * kHeadDim + i] = FromFloat<T>(0.0f);
       }
     }
     return;
@@ -545,10 +539,10 @@ __global__ void __launch_bounds__(kCombineThreads) CombinePartitionsKernel(const
       t.w += group_totals[g][column].w;
     }
     T* out = static_cast<T*>(a.out) + (seq * a.num_heads + head) * kHeadDim + 4 * column;
-    out[0] = Narrow<T>(t.x / sum);
-    out[1] = Narrow<T>(t.y / sum);
-    out[2] = Narrow<T>(t.z / sum);
-    out[3] = Narrow<T>(t.w / sum);
+    out[0] = FromFloat<T>(t.x / sum);
+    out[1] = FromFloat<T>(t.y / sum);
+    out[2] = FromFloat<T>(t.z / sum);
+    out[3] = FromFloat<T>(t.w / sum);
   }
 }
 

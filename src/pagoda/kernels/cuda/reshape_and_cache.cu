@@ -5,21 +5,12 @@
 #include <limits>
 
 #include "pagoda/kernels/cuda/cuda_status.h"
+#include "pagoda/kernels/cuda/element.cuh"
 
 namespace pagoda::kernels::cuda {
 namespace {
 
 constexpr int kThreads = 128;
-
-__device__ __forceinline__ float Widen(float x) { return x; }
-__device__ __forceinline__ float Widen(__nv_bfloat16 x) { return __bfloat162float(x); }
-
-template <typename T>
-__device__ __forceinline__ T Narrow(float x);
-template <>
-__device__ __forceinline__ float Narrow<float>(float x) { return x; }
-template <>
-__device__ __forceinline__ __nv_bfloat16 Narrow<__nv_bfloat16>(float x) { return __float2bfloat16_rn(x); }
 
 // One thread block per token: its K and V rows are `width` contiguous
 // elements, and so is each slot of the arena.
@@ -37,8 +28,8 @@ __global__ void __launch_bounds__(kThreads)
   Dst* k_dst = k_cache + slot * width;
   Dst* v_dst = v_cache + slot * width;
   for (int64_t i = threadIdx.x; i < width; i += kThreads) {
-    k_dst[i] = Narrow<Dst>(Widen(k_row[i]));
-    v_dst[i] = Narrow<Dst>(Widen(v_row[i]));
+    k_dst[i] = FromFloat<Dst>(ToFloat(k_row[i]));
+    v_dst[i] = FromFloat<Dst>(ToFloat(v_row[i]));
   }
 }
 
