@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds the CUDA kernels' test and benchmark in build-cuda (PAGODA_CUDA=ON,
 # Release, sm_90 and sm_80) and stages what a GPU machine needs in
-# build-cuda/gpu: the three binaries, stripped (they link the CUDA runtime,
+# build-cuda/gpu: the four binaries, stripped (they link the CUDA runtime,
 # gtest, libstdc++ and libgcc statically, so they need only the driver,
 # glibc and the toolkit's cuBLAS), and gtest's headers and static archives for scripts/gpu_check.sh's
 # fallback rebuild on a machine without gtest. Carry build-cuda/gpu (about
@@ -18,13 +18,15 @@ build=build-cuda
 stage=$build/gpu
 
 cmake -S . -B "$build" -G Ninja -DPAGODA_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
-cmake --build "$build" --target kernels_cuda_test pagoda_bench_cuda_paged_attention pagoda_bench_cuda_gemm -j"${JOBS:-2}"
+cmake --build "$build" --target kernels_cuda_test pagoda_bench_cuda_paged_attention pagoda_bench_cuda_gemm \
+  pagoda_bench_cuda_llama -j"${JOBS:-2}"
 
 rm -rf "$stage"
 mkdir -p "$stage/gtest/include" "$stage/gtest/lib"
 cp "$build/tests/kernels/cuda/kernels_cuda_test" "$build/bench/pagoda_bench_cuda_paged_attention" \
-  "$build/bench/pagoda_bench_cuda_gemm" "$stage/"
-strip "$stage/kernels_cuda_test" "$stage/pagoda_bench_cuda_paged_attention" "$stage/pagoda_bench_cuda_gemm"
+  "$build/bench/pagoda_bench_cuda_gemm" "$build/bench/pagoda_bench_cuda_llama" "$stage/"
+strip "$stage/kernels_cuda_test" "$stage/pagoda_bench_cuda_paged_attention" "$stage/pagoda_bench_cuda_gemm" \
+  "$stage/pagoda_bench_cuda_llama"
 gtest_include=$(pkg-config --variable=includedir gtest)
 gtest_lib=$(pkg-config --variable=libdir gtest)
 cp -r "$gtest_include/gtest" "$stage/gtest/include/"

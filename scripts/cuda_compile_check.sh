@@ -22,7 +22,8 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B "$build" -G Ninja -DPAGODA_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
   "${launcher[@]}" >/dev/null
-cmake --build "$build" --target kernels_cuda_test pagoda_bench_cuda_paged_attention pagoda_bench_cuda_gemm -j"${JOBS:-2}"
+cmake --build "$build" --target kernels_cuda_test pagoda_bench_cuda_paged_attention pagoda_bench_cuda_gemm \
+  pagoda_bench_cuda_llama -j"${JOBS:-2}"
 "$build/tests/kernels/cuda/kernels_cuda_test" --gtest_brief=1
 echo "cuda_compile_check.sh: the CUDA kernels, their test and their benchmarks compiled and linked ($(
   "$nvcc" --version | tail -1))"

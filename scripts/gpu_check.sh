@@ -2,11 +2,11 @@
 # The GPU check of the CUDA kernels, for a machine with an NVIDIA GPU and its
 # driver, in about five minutes: nvidia-smi; the CUDA kernel tests against the
 # CPU reference; compute-sanitizer's memcheck, racecheck and initcheck on a
-# small case; the decode-attention and GEMM benchmarks. It runs the binaries
-# that scripts/build_cuda.sh staged in build-cuda/gpu (carried there); if
-# they are missing or cannot start, it rebuilds the kernels, the test and the
-# benchmarks with that machine's nvcc (gtest from the system, else the staged
-# copy).
+# small case; the decode-attention, GEMM and Llama forward benchmarks. It
+# runs the binaries that scripts/build_cuda.sh staged in build-cuda/gpu
+# (carried there); if they are missing or cannot start, it rebuilds the
+# kernels, the test and the benchmarks with that machine's nvcc (gtest from
+# the system, else the staged copy).
 # Writes a short report to $OUT/gpu_report.txt, with the full logs beside it,
 # when OUT is set; else prints the report and keeps the logs in a temporary
 # folder. Exits non-zero when a test or sanitizer fails.
@@ -22,6 +22,7 @@ stage=build-cuda/gpu
 test_bin=$stage/kernels_cuda_test
 bench_bin=$stage/pagoda_bench_cuda_paged_attention
 gemm_bin=$stage/pagoda_bench_cuda_gemm
+llama_bin=$stage/pagoda_bench_cuda_llama
 status=0
 : >"$report"
 note() { echo "$*" | tee -a "$report"; }
@@ -31,7 +32,7 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 # cuBLAS is linked dynamically (the toolkit ships no static copy here): the
 # toolkit's libraries, wherever the loader does not already look.
 cuda_lib=$(dirname "$nvcc")/../lib64
-export LD_LIBRARY_PATH=$cuda_lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+export LD_LIBRARY_PATH=$cuda_lib:$(dirname "$nvcc")/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # Compiles the kernels, the test and the benchmark into build-cuda/rebuilt
 # for this GPU's architecture, every source at once.
@@ -54,7 +55,8 @@ rebuild() {
   local tests=(tests/kernels/cuda/*.cc)
   rm -rf "$out" && mkdir -p "$out"
   local pids=() src
-  for src in "${kernels[@]}" "${reference[@]}" "${tests[@]}" bench/cuda_paged_attention_bench.cu bench/cuda_gemm_bench.cu; do
+  for src in "${kernels[@]}" "${reference[@]}" "${tests[@]}" bench/cuda_paged_attention_bench.cu bench/cuda_gemm_bench.cu \
+    bench/cuda_llama_bench.cu; do
     "$nvcc" "${flags[@]}" -c "$src" -o "$out/$(echo "$src" | tr / _).o" &
     pids+=($!)
   done
@@ -76,16 +78,22 @@ rebuild() {
     "$out/src_pagoda_base_status.cc.o" "$out/src_pagoda_tensor_dtype.cc.o" "-L$cuda_lib" -lcublas \
     -o "$out/pagoda_bench_cuda_gemm" ||
     return 1
+  "$nvcc" "-arch=sm_$arch" "$out/bench_cuda_llama_bench.cu.o" "${kernel_objs[@]}" \
+    "$out/src_pagoda_base_status.cc.o" "$out/src_pagoda_tensor_dtype.cc.o" "-L$cuda_lib" -lcublas -lpthread \
+    -o "$out/pagoda_bench_cuda_llama" ||
+    return 1
   test_bin=$out/kernels_cuda_test
   bench_bin=$out/pagoda_bench_cuda_paged_attention
   gemm_bin=$out/pagoda_bench_cuda_gemm
+  llama_bin=$out/pagoda_bench_cuda_llama
 }
 
 note "Pagoda CUDA kernels: GPU check, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git rev-parse --short HEAD 2>/dev/null || echo unknown)"
 nvidia-smi >"$logs/nvidia_smi.txt" 2>&1
 note "GPU: $(nvidia-smi --query-gpu=name,driver_version,memory.total,compute_cap --format=csv,noheader 2>&1 | head -1)"
 
-if [[ -x $test_bin ]] && "$test_bin" --gtest_list_tests >/dev/null 2>&1 && [[ -x $bench_bin ]] && [[ -x $gemm_bin ]]; then
+if [[ -x $test_bin ]] && "$test_bin" --gtest_list_tests >/dev/null 2>&1 && [[ -x $bench_bin ]] && [[ -x $gemm_bin ]] &&
+  [[ -x $llama_bin ]]; then
   note "binaries: prebuilt, from $stage"
 else
   note "binaries: the prebuilt ones are missing or do not start; rebuilding with $("$nvcc" --version | tail -1)"
@@ -144,6 +152,10 @@ note ""
 note "GEMM benchmark:"
 timeout 60 "$gemm_bin" >"$logs/gemm_bench.log" 2>&1 || status=1
 tee -a "$report" <"$logs/gemm_bench.log"
+note ""
+note "Llama 3 8B forward benchmark:"
+timeout 150 "$llama_bin" >"$logs/llama_bench.log" 2>&1 || status=1
+tee -a "$report" <"$logs/llama_bench.log"
 
 note ""
 note "overall: $( ((status == 0)) && echo PASS || echo FAIL ) in $SECONDS s (logs in $logs)"

@@ -6,7 +6,8 @@
 // step is read in the next. The GPU keeps activations in BF16 between ops:
 // each logits row must be within 5% of its largest |reference| logit, and
 // its greedy token must agree where the reference's top two are further
-// apart than twice that row's error.
+// apart than twice that row's error. Run again with greedy sampling on the
+// GPU, each row's token is its logits' first largest.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -176,6 +177,12 @@ TEST_F(LlamaGpuModelTest, StepsMatchTheReferenceForward) {
     const Status status = (*gpu)->Forward(step, logits);
     ASSERT_TRUE(status.ok()) << status.ToString();
     const std::vector<float> want = reference.Forward(step);
+    // The same step again, greedy on the GPU: the step writes the same K/V
+    // and gives the same logits, whose first largest is the token.
+    const std::vector<RowSampling> greedy(step.logit_rows.size(), RowSampling{0.0f, 0, 1.0f, 0.0f});
+    std::vector<int32_t> tokens(step.logit_rows.size());
+    const Status sampled = (*gpu)->ForwardAndSample(step, greedy, tokens);
+    ASSERT_TRUE(sampled.ok()) << sampled.ToString();
     for (size_t r = 0; r < step.logit_rows.size(); ++r) {
       const std::vector<float> got_row(logits.begin() + r * kVocab, logits.begin() + (r + 1) * kVocab);
       const std::vector<float> want_row(want.begin() + r * kVocab, want.begin() + (r + 1) * kVocab);
@@ -190,6 +197,7 @@ TEST_F(LlamaGpuModelTest, StepsMatchTheReferenceForward) {
                   std::max_element(want_row.begin(), want_row.end()) - want_row.begin())
             << "row " << r;
       }
+      EXPECT_EQ(tokens[r], std::max_element(got_row.begin(), got_row.end()) - got_row.begin()) << "row " << r;
       std::printf("llama forward step %d row %zu: relative error %.2e\n", i, r, error);
     }
   }

@@ -14,6 +14,7 @@
 #include "pagoda/kernels/cuda/reshape_and_cache.cuh"
 #include "pagoda/kernels/cuda/rms_norm.cuh"
 #include "pagoda/kernels/cuda/rope.cuh"
+#include "pagoda/kernels/cuda/sampling.cuh"
 
 namespace pagoda::kernels::cuda {
 namespace {
@@ -107,6 +108,7 @@ struct LlamaGpuModel::Impl {
   DeviceArray x, h, q, k, v, attn, added, gate_up, act, head_in, logits;
   // The step's inputs and attention's split-K workspace.
   DeviceArray token_ids, positions, slots, contexts, tables, workspace;
+  DeviceArray sampling, sampled;
 
   ~Impl() {
     cudaStreamSynchronize(stream);
@@ -210,7 +212,8 @@ struct LlamaGpuModel::Impl {
     return Gemm(*cublas, act.get(), DType::kBF16, n, s.ff, l.down.get(), s.hidden, added.get(), DType::kF32);
   }
 
-  Status Forward(const LlamaGpuStep& step, std::span<float> out) {
+  // The step's logits rows into `logits` (device), queued on the stream.
+  Status Logits(const LlamaGpuStep& step) {
     const LlamaGpuShape& s = shape;
     const auto n = static_cast<int64_t>(step.token_ids.size());
     const auto rows = static_cast<int64_t>(step.logit_rows.size());
@@ -219,8 +222,7 @@ struct LlamaGpuModel::Impl {
     }
     if (step.positions.size() != step.token_ids.size() || step.slot_mapping.size() != step.token_ids.size() ||
         step.contexts.size() != step.token_ids.size() ||
-        step.block_tables.size() != step.token_ids.size() * static_cast<size_t>(step.max_blocks_per_row) ||
-        out.size() != static_cast<size_t>(rows * s.vocab)) {
+        step.block_tables.size() != step.token_ids.size() * static_cast<size_t>(step.max_blocks_per_row)) {
       return InvalidArgumentError("the CUDA Llama forward: the step's arrays do not match its token count");
     }
     for (const int32_t id : step.token_ids) {
@@ -260,10 +262,32 @@ struct LlamaGpuModel::Impl {
                           row_bytes, cudaMemcpyDeviceToDevice, stream),
           "cudaMemcpyAsync"));
     }
-    PAGODA_RETURN_IF_ERROR(
-        Gemm(*cublas, head_in.get(), DType::kBF16, rows, s.hidden, output.get(), s.vocab, logits.get(), DType::kF32));
+    return Gemm(*cublas, head_in.get(), DType::kBF16, rows, s.hidden, output.get(), s.vocab, logits.get(),
+                DType::kF32);
+  }
+
+  Status Forward(const LlamaGpuStep& step, std::span<float> out) {
+    if (out.size() != step.logit_rows.size() * static_cast<size_t>(shape.vocab)) {
+      return InvalidArgumentError("the CUDA Llama forward: the logits span is not [logit rows][vocab]");
+    }
+    PAGODA_RETURN_IF_ERROR(Logits(step));
     PAGODA_RETURN_IF_ERROR(
         CudaStatus(cudaMemcpyAsync(out.data(), logits.get(), out.size_bytes(), cudaMemcpyDeviceToHost, stream),
+                   "cudaMemcpyAsync"));
+    return CudaStatus(cudaStreamSynchronize(stream), "the CUDA Llama forward");
+  }
+
+  Status ForwardAndSample(const LlamaGpuStep& step, std::span<const RowSampling> rows, std::span<int32_t> tokens) {
+    if (rows.size() != step.logit_rows.size() || tokens.size() != step.logit_rows.size()) {
+      return InvalidArgumentError("the CUDA Llama forward: one sampling setting and one token per logits row");
+    }
+    PAGODA_RETURN_IF_ERROR(Logits(step));
+    PAGODA_RETURN_IF_ERROR(sampling.Upload(rows.data(), rows.size_bytes(), stream));
+    PAGODA_RETURN_IF_ERROR(sampled.Reserve(tokens.size_bytes()));
+    PAGODA_RETURN_IF_ERROR(SampleTokens(logits.as<float>(), static_cast<int64_t>(rows.size()), shape.vocab,
+                                        sampling.as<RowSampling>(), sampled.as<int32_t>(), stream));
+    PAGODA_RETURN_IF_ERROR(
+        CudaStatus(cudaMemcpyAsync(tokens.data(), sampled.get(), tokens.size_bytes(), cudaMemcpyDeviceToHost, stream),
                    "cudaMemcpyAsync"));
     return CudaStatus(cudaStreamSynchronize(stream), "the CUDA Llama forward");
   }
@@ -295,5 +319,10 @@ StatusOr<std::unique_ptr<LlamaGpuModel>> LlamaGpuModel::Create(const LlamaGpuSha
 }
 
 Status LlamaGpuModel::Forward(const LlamaGpuStep& step, std::span<float> logits) { return impl_->Forward(step, logits); }
+
+Status LlamaGpuModel::ForwardAndSample(const LlamaGpuStep& step, std::span<const RowSampling> sampling,
+                                       std::span<int32_t> tokens) {
+  return impl_->ForwardAndSample(step, sampling, tokens);
+}
 
 }  // namespace pagoda::kernels::cuda

@@ -15,6 +15,7 @@
 
 #include "pagoda/base/status.h"
 #include "pagoda/kernels/cpu_kernels.h"
+#include "pagoda/kernels/cuda/sampling.cuh"
 
 namespace pagoda::kernels::cuda {
 
@@ -79,6 +80,11 @@ class LlamaGpuModel {
   // ([rows][vocab] f32, host memory). Activations are BF16 between ops and
   // the residual stream f32; the MatMuls sum in f32 (cuBLAS).
   Status Forward(const LlamaGpuStep& step, std::span<float> logits);
+  // Runs the step and draws each logits row's token on the GPU
+  // (SampleTokens, row r under sampling[r]), so that only the token ids
+  // cross to the host.
+  Status ForwardAndSample(const LlamaGpuStep& step, std::span<const RowSampling> sampling,
+                          std::span<int32_t> tokens);
 
  private:
   struct Impl;
