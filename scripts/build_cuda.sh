@@ -18,15 +18,20 @@ build=build-cuda
 stage=$build/gpu
 
 cmake -S . -B "$build" -G Ninja -DPAGODA_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" >/dev/null
-cmake --build "$build" --target kernels_cuda_test pagoda_bench_cuda_paged_attention pagoda_bench_cuda_gemm \
-  pagoda_bench_cuda_llama -j"${JOBS:-2}"
+cmake --build "$build" --target kernels_cuda_test runner_cuda_test pagoda_bench_cuda_paged_attention \
+  pagoda_bench_cuda_gemm pagoda_bench_cuda_llama -j"${JOBS:-2}"
 
 rm -rf "$stage"
 mkdir -p "$stage/gtest/include" "$stage/gtest/lib"
 cp "$build/tests/kernels/cuda/kernels_cuda_test" "$build/bench/pagoda_bench_cuda_paged_attention" \
-  "$build/bench/pagoda_bench_cuda_gemm" "$build/bench/pagoda_bench_cuda_llama" "$stage/"
+  "$build/bench/pagoda_bench_cuda_gemm" "$build/bench/pagoda_bench_cuda_llama" "$build/tests/runner/runner_cuda_test" \
+  "$stage/"
 strip "$stage/kernels_cuda_test" "$stage/pagoda_bench_cuda_paged_attention" "$stage/pagoda_bench_cuda_gemm" \
-  "$stage/pagoda_bench_cuda_llama"
+  "$stage/pagoda_bench_cuda_llama" "$stage/runner_cuda_test"
+# runner_cuda_test links the model, and through it fmt's shared library:
+# staged beside it, for a machine without Debian's package.
+mkdir -p "$stage/lib"
+cp -L "$(ldd "$stage/runner_cuda_test" | awk '/libfmt/ { print $3 }')" "$stage/lib/"
 gtest_include=$(pkg-config --variable=includedir gtest)
 gtest_lib=$(pkg-config --variable=libdir gtest)
 cp -r "$gtest_include/gtest" "$stage/gtest/include/"

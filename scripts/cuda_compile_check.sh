@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The CUDA backend's compile-and-link check, part of `make test`: builds the
-# CUDA kernels (PAGODA_CUDA=ON, sm_90 and sm_80), their test and their
-# benchmarks in build-cuda, then runs the test, whose GPU cases skip on a
+# CUDA kernels (PAGODA_CUDA=ON, sm_90 and sm_80), their tests and their
+# benchmarks in build-cuda, then runs the tests, whose GPU cases skip on a
 # machine without one and whose argument and planning cases run anywhere.
 # Needs nvcc (on PATH, or the toolkit in /usr/local/cuda); on a machine
 # without it, says so and checks nothing.
@@ -22,8 +22,9 @@ if command -v ccache >/dev/null; then
 fi
 cmake -S . -B "$build" -G Ninja -DPAGODA_CUDA=ON -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_COMPILER="$nvcc" \
   "${launcher[@]}" >/dev/null
-cmake --build "$build" --target kernels_cuda_test pagoda_bench_cuda_paged_attention pagoda_bench_cuda_gemm \
-  pagoda_bench_cuda_llama -j"${JOBS:-2}"
+cmake --build "$build" --target kernels_cuda_test runner_cuda_test pagoda_bench_cuda_paged_attention \
+  pagoda_bench_cuda_gemm pagoda_bench_cuda_llama -j"${JOBS:-2}"
 "$build/tests/kernels/cuda/kernels_cuda_test" --gtest_brief=1
+"$build/tests/runner/runner_cuda_test" --gtest_brief=1
 echo "cuda_compile_check.sh: the CUDA kernels, their test and their benchmarks compiled and linked ($(
   "$nvcc" --version | tail -1))"

@@ -23,6 +23,7 @@ test_bin=$stage/kernels_cuda_test
 bench_bin=$stage/pagoda_bench_cuda_paged_attention
 gemm_bin=$stage/pagoda_bench_cuda_gemm
 llama_bin=$stage/pagoda_bench_cuda_llama
+runner_bin=$stage/runner_cuda_test
 status=0
 : >"$report"
 note() { echo "$*" | tee -a "$report"; }
@@ -32,7 +33,8 @@ sanitizer=$(command -v compute-sanitizer || echo /usr/local/cuda/bin/compute-san
 # cuBLAS is linked dynamically (the toolkit ships no static copy here): the
 # toolkit's libraries, wherever the loader does not already look.
 cuda_lib=$(dirname "$nvcc")/../lib64
-export LD_LIBRARY_PATH=$cuda_lib:$(dirname "$nvcc")/../lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+# The staged fmt for runner_cuda_test (scripts/build_cuda.sh).
+export LD_LIBRARY_PATH=$cuda_lib:$(dirname "$nvcc")/../lib:$stage/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 
 # Compiles the kernels, the test and the benchmark into build-cuda/rebuilt
 # for this GPU's architecture, every source at once.
@@ -121,6 +123,22 @@ awk '/^worst relative error/ { if (!($4 in worst) || $5 + 0 > worst[$4] + 0) wor
   "$logs/kernels_cuda_test.log" |
   sort | tee -a "$report"
 if ((test_rc != 0)) || grep -q '^\[  SKIPPED \]' "$logs/kernels_cuda_test.log"; then status=1; fi
+
+# The CPU model against the GPU forward, greedy, on a dummy Llama: staged
+# only (it links the model, which this machine's nvcc alone cannot rebuild).
+note ""
+if [[ -x $runner_bin ]] && "$runner_bin" --gtest_list_tests >/dev/null 2>&1; then
+  started=$SECONDS
+  timeout 120 "$runner_bin" >"$logs/runner_cuda_test.log" 2>&1
+  runner_rc=$?
+  note "runner_cuda_test: exit $runner_rc, $((SECONDS - started)) s"
+  grep -E '^\[  (PASSED|SKIPPED|FAILED) +\]|^GPU greedy' "$logs/runner_cuda_test.log" | tee -a "$report"
+  grep -A6 -E 'Failure$' "$logs/runner_cuda_test.log" | head -20 | tee -a "$report"
+  if ((runner_rc != 0)) || grep -q '^\[  SKIPPED \]' "$logs/runner_cuda_test.log"; then status=1; fi
+else
+  note "runner_cuda_test: missing or cannot start (it is staged by scripts/build_cuda.sh only)"
+  status=1
+fi
 
 # The sanitizers on small cases: bad addresses, shared-memory races, reads
 # of uninitialised device memory (the split-K workspace is never cleared).
