@@ -26,5 +26,5 @@ cmake --build "$build" --target kernels_cuda_test runner_cuda_test pagoda_bench_
   pagoda_bench_cuda_gemm pagoda_bench_cuda_llama -j"${JOBS:-2}"
 "$build/tests/kernels/cuda/kernels_cuda_test" --gtest_brief=1
 "$build/tests/runner/runner_cuda_test" --gtest_brief=1
-echo "cuda_compile_check.sh: the CUDA kernels, their test and their benchmarks compiled and linked ($(
+echo "cuda_compile_check.sh: the CUDA kernels, their tests and their benchmarks compiled and linked ($(
   "$nvcc" --version | tail -1))"
