@@ -2,9 +2,10 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <functional>
+#include <iterator>
 #include <nlohmann/json.hpp>
 #include <random>
 
